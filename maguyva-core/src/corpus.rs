@@ -1,0 +1,459 @@
+//! The corpus pipeline: a gitignore-aware walk, then parallel reading with
+//! binary detection, a size cap, lossy decoding and language detection.
+//!
+//! Walking and reading are separate steps: [`CorpusBuilder::scan`] only stats
+//! files, which is enough to tell whether an index is stale, and
+//! [`CorpusBuilder::read`] reads what a scan found.
+
+use crate::error::{Error, Result};
+use crate::ids::FileId;
+use crate::language::Language;
+use crate::progress::{NoProgress, Progress};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+/// Files larger than this are skipped unless configured otherwise (issue 2:
+/// "a per-file size cap (default 1 MiB, configurable)").
+pub const DEFAULT_MAX_FILE_SIZE: u64 = 1 << 20;
+
+/// How many leading bytes are searched for a NUL to call a file binary; the
+/// same rule git and ripgrep use.
+const BINARY_SNIFF_BYTES: usize = 8 * 1024;
+
+/// Configures and runs the corpus walk.
+#[derive(Debug, Clone)]
+pub struct CorpusBuilder {
+    max_file_size: u64,
+    exclude: Vec<PathBuf>,
+}
+
+impl Default for CorpusBuilder {
+    fn default() -> Self {
+        CorpusBuilder { max_file_size: DEFAULT_MAX_FILE_SIZE, exclude: Vec::new() }
+    }
+}
+
+/// A file found by a scan, not yet read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileStat {
+    /// Path relative to the root, with `/` separators.
+    pub path: String,
+    /// Size in bytes when stat'ed.
+    pub size: u64,
+    /// Modification time in nanoseconds since the Unix epoch (0 when unknown).
+    pub mtime_ns: i64,
+}
+
+/// Why a file was left out of the corpus.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "reason", rename_all = "snake_case")]
+pub enum SkipReason {
+    /// Larger than the size cap.
+    TooLarge {
+        /// The file's size in bytes.
+        size: u64,
+    },
+    /// Contains a NUL byte near its start.
+    Binary,
+    /// Could not be read (permissions, vanished, I/O error).
+    Unreadable {
+        /// The operating system's message.
+        error: String,
+    },
+    /// A symbolic link; links are not followed, so a link loop or a link out
+    /// of the tree can never be walked into.
+    Symlink,
+    /// Not a regular file (socket, fifo, device).
+    NotRegular,
+}
+
+impl SkipReason {
+    /// A short label for summaries ("too large", "binary" ...).
+    pub fn label(&self) -> &'static str {
+        match self {
+            SkipReason::TooLarge { .. } => "too large",
+            SkipReason::Binary => "binary",
+            SkipReason::Unreadable { .. } => "unreadable",
+            SkipReason::Symlink => "symlink",
+            SkipReason::NotRegular => "not a regular file",
+        }
+    }
+}
+
+/// A path that was skipped, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Skipped {
+    /// Path relative to the root.
+    pub path: String,
+    /// The reason.
+    #[serde(flatten)]
+    pub reason: SkipReason,
+}
+
+/// The result of a walk: what would be read, and what was left out.
+#[derive(Debug, Clone)]
+pub struct Scan {
+    /// The walked root, canonicalized.
+    pub root: PathBuf,
+    /// Candidate files in path order.
+    pub files: Vec<FileStat>,
+    /// Paths left out during the walk.
+    pub skipped: Vec<Skipped>,
+}
+
+/// A file of the corpus, read and decoded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourceFile {
+    /// Path relative to the root, with `/` separators.
+    pub path: String,
+    /// Detected language, if it is one Maguyva parses.
+    pub language: Option<Language>,
+    /// The text; invalid UTF-8 sequences were replaced by U+FFFD.
+    pub text: String,
+    /// Size in bytes on disk.
+    pub size: u64,
+    /// Modification time, nanoseconds since the Unix epoch.
+    pub mtime_ns: i64,
+    /// xxh3 hash of the bytes on disk.
+    pub hash: u64,
+    /// Whether decoding replaced invalid UTF-8.
+    pub lossy: bool,
+}
+
+/// The files of a tree, read, in path order; a file's [`FileId`] is its
+/// position.
+#[derive(Debug, Clone, Default)]
+pub struct Corpus {
+    /// The root, canonicalized.
+    pub root: PathBuf,
+    /// The files.
+    pub files: Vec<SourceFile>,
+    /// Everything left out, from the walk and from reading.
+    pub skipped: Vec<Skipped>,
+}
+
+impl Corpus {
+    /// The file with id `id`.
+    pub fn file(&self, id: FileId) -> &SourceFile {
+        &self.files[id.index()]
+    }
+
+    /// How many files were decoded lossily.
+    pub fn lossy_count(&self) -> usize {
+        self.files.iter().filter(|f| f.lossy).count()
+    }
+
+    /// Total bytes of the files read.
+    pub fn total_bytes(&self) -> u64 {
+        self.files.iter().map(|f| f.size).sum()
+    }
+}
+
+impl CorpusBuilder {
+    /// A builder with the default size cap and no exclusions.
+    pub fn new() -> CorpusBuilder {
+        CorpusBuilder::default()
+    }
+
+    /// Files larger than `bytes` are skipped.
+    pub fn max_file_size(&mut self, bytes: u64) -> &mut CorpusBuilder {
+        self.max_file_size = bytes;
+        self
+    }
+
+    /// The configured size cap.
+    pub fn file_size_limit(&self) -> u64 {
+        self.max_file_size
+    }
+
+    /// Never walk into `path` (the index folder when it lies inside the tree).
+    pub fn exclude(&mut self, path: impl Into<PathBuf>) -> &mut CorpusBuilder {
+        let path = path.into();
+        self.exclude.push(path.canonicalize().unwrap_or(path));
+        self
+    }
+
+    /// Walks `root` and stats every file, honouring .gitignore, .ignore and
+    /// git's exclude file (also outside a git checkout), skipping hidden
+    /// files and `.git`, and never following symbolic links.
+    pub fn scan(&self, root: &Path) -> Result<Scan> {
+        let root = canonical_root(root)?;
+        let exclude = self.exclude.clone();
+        let mut walker = ignore::WalkBuilder::new(&root);
+        walker
+            .hidden(true)
+            .git_ignore(true)
+            .git_exclude(true)
+            .git_global(false)
+            .ignore(true)
+            .parents(true)
+            .require_git(false)
+            .follow_links(false)
+            .filter_entry(move |e| !exclude.iter().any(|x| e.path() == x));
+        let mut files = Vec::new();
+        let mut skipped = Vec::new();
+        for entry in walker.build() {
+            let entry = match entry {
+                Ok(e) => e,
+                Err(err) => {
+                    let path = error_path(&err).map(|p| relative(&root, p)).unwrap_or_default();
+                    skipped.push(Skipped {
+                        path,
+                        reason: SkipReason::Unreadable { error: err.to_string() },
+                    });
+                    continue;
+                }
+            };
+            if entry.depth() == 0 {
+                continue;
+            }
+            let Some(ft) = entry.file_type() else { continue };
+            if ft.is_dir() {
+                continue;
+            }
+            let path = relative(&root, entry.path());
+            if ft.is_symlink() {
+                skipped.push(Skipped { path, reason: SkipReason::Symlink });
+                continue;
+            }
+            if !ft.is_file() {
+                skipped.push(Skipped { path, reason: SkipReason::NotRegular });
+                continue;
+            }
+            match entry.metadata() {
+                Ok(meta) => {
+                    files.push(FileStat { path, size: meta.len(), mtime_ns: mtime_ns(&meta) })
+                }
+                Err(err) => skipped.push(Skipped {
+                    path,
+                    reason: SkipReason::Unreadable { error: err.to_string() },
+                }),
+            }
+        }
+        files.sort_by(|a, b| a.path.cmp(&b.path));
+        // Oversized files are known from the stat alone; they are never opened.
+        let max = self.max_file_size;
+        files.retain(|f| {
+            if f.size > max {
+                skipped.push(Skipped {
+                    path: f.path.clone(),
+                    reason: SkipReason::TooLarge { size: f.size },
+                });
+                false
+            } else {
+                true
+            }
+        });
+        skipped.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(Scan { root, files, skipped })
+    }
+
+    /// Reads the files of a scan in parallel.
+    pub fn read(&self, scan: &Scan, progress: &dyn Progress) -> Corpus {
+        progress.stage("reading", scan.files.len() as u64);
+        let results: Vec<std::result::Result<SourceFile, Skipped>> = scan
+            .files
+            .par_iter()
+            .map(|stat| {
+                let out = read_one(&scan.root, stat, self.max_file_size);
+                progress.advance(1);
+                out
+            })
+            .collect();
+        let mut corpus =
+            Corpus { root: scan.root.clone(), files: Vec::new(), skipped: scan.skipped.clone() };
+        for r in results {
+            match r {
+                Ok(f) => corpus.files.push(f),
+                Err(s) => corpus.skipped.push(s),
+            }
+        }
+        corpus.skipped.sort_by(|a, b| a.path.cmp(&b.path));
+        corpus
+    }
+
+    /// Scans and reads `root` in one call.
+    pub fn build(&self, root: &Path) -> Result<Corpus> {
+        let scan = self.scan(root)?;
+        Ok(self.read(&scan, &NoProgress))
+    }
+}
+
+fn canonical_root(root: &Path) -> Result<PathBuf> {
+    let meta = std::fs::metadata(root)
+        .map_err(|e| Error::BadRoot { path: root.to_path_buf(), reason: e.to_string() })?;
+    if !meta.is_dir() {
+        return Err(Error::BadRoot { path: root.to_path_buf(), reason: "not a folder".into() });
+    }
+    root.canonicalize().map_err(|e| Error::io("resolving", root, e))
+}
+
+fn error_path(err: &ignore::Error) -> Option<&Path> {
+    match err {
+        ignore::Error::WithPath { path, .. } => Some(path),
+        ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => {
+            error_path(err)
+        }
+        ignore::Error::Loop { child, .. } => Some(child),
+        _ => None,
+    }
+}
+
+/// `path` relative to `root`, with `/` separators on every platform.
+pub fn relative(root: &Path, path: &Path) -> String {
+    let rel = path.strip_prefix(root).unwrap_or(path);
+    let parts: Vec<String> =
+        rel.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
+    parts.join("/")
+}
+
+fn mtime_ns(meta: &std::fs::Metadata) -> i64 {
+    meta.modified()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map(|d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX))
+        .unwrap_or(0)
+}
+
+fn read_one(root: &Path, stat: &FileStat, max: u64) -> std::result::Result<SourceFile, Skipped> {
+    let skip = |reason| Skipped { path: stat.path.clone(), reason };
+    let abs = root.join(&stat.path);
+    let file = std::fs::File::open(&abs)
+        .map_err(|e| skip(SkipReason::Unreadable { error: e.to_string() }))?;
+    let meta =
+        file.metadata().map_err(|e| skip(SkipReason::Unreadable { error: e.to_string() }))?;
+    // The file may have grown since the scan; never read past the cap.
+    let mut bytes = Vec::with_capacity(meta.len().min(max) as usize);
+    file.take(max + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| skip(SkipReason::Unreadable { error: e.to_string() }))?;
+    if bytes.len() as u64 > max {
+        return Err(skip(SkipReason::TooLarge { size: meta.len() }));
+    }
+    if is_binary(&bytes) {
+        return Err(skip(SkipReason::Binary));
+    }
+    let hash = xxhash_rust::xxh3::xxh3_64(&bytes);
+    let size = bytes.len() as u64;
+    let (text, lossy) = decode(bytes);
+    let name = stat.path.rsplit('/').next().unwrap_or(&stat.path);
+    let head_end = text.char_indices().nth(4096).map_or(text.len(), |(i, _)| i);
+    let language = Language::detect(name, &text[..head_end]);
+    Ok(SourceFile {
+        path: stat.path.clone(),
+        language,
+        text,
+        size,
+        mtime_ns: mtime_ns(&meta),
+        hash,
+        lossy,
+    })
+}
+
+/// Whether the bytes look binary: a NUL byte among the first 8 KiB.
+pub fn is_binary(bytes: &[u8]) -> bool {
+    bytes[..bytes.len().min(BINARY_SNIFF_BYTES)].contains(&0)
+}
+
+/// Decodes UTF-8, replacing invalid sequences; the flag says whether any were.
+/// A leading byte-order mark is dropped.
+fn decode(bytes: Vec<u8>) -> (String, bool) {
+    let bytes = match bytes.strip_prefix(b"\xEF\xBB\xBF") {
+        Some(rest) => rest.to_vec(),
+        None => bytes,
+    };
+    match String::from_utf8(bytes) {
+        Ok(s) => (s, false),
+        Err(e) => (String::from_utf8_lossy(e.as_bytes()).into_owned(), true),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+
+    fn tree(files: &[(&str, &[u8])]) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        for (path, bytes) in files {
+            let p = dir.path().join(path);
+            fs::create_dir_all(p.parent().unwrap()).unwrap();
+            fs::write(p, bytes).unwrap();
+        }
+        dir
+    }
+
+    #[test]
+    fn walk_honours_ignores_hidden_and_git() {
+        let dir = tree(&[
+            ("src/main.rs", b"fn main() {}"),
+            ("target/out.rs", b"fn gen() {}"),
+            (".gitignore", b"target/\n*.log\n"),
+            ("debug.log", b"log"),
+            (".hidden/x.rs", b"fn x() {}"),
+            (".git/config", b"[core]"),
+            ("notes/.ignore", b"secret.txt\n"),
+            ("notes/secret.txt", b"s"),
+            ("notes/readme.txt", b"r"),
+        ]);
+        let corpus = CorpusBuilder::new().build(dir.path()).unwrap();
+        let paths: Vec<_> = corpus.files.iter().map(|f| f.path.as_str()).collect();
+        assert_eq!(paths, vec!["notes/readme.txt", "src/main.rs"]);
+        assert_eq!(corpus.files[1].language, Some(Language::Rust));
+    }
+
+    #[test]
+    fn binary_large_and_lossy() {
+        let mut big = vec![b'a'; 2048];
+        big.push(b'\n');
+        let dir = tree(&[
+            ("bin.dat", b"abc\0def"),
+            ("big.txt", &big),
+            ("latin1.py", b"name = '\xe9t\xe9'\n"),
+            ("bom.py", b"\xEF\xBB\xBFx = 1\n"),
+        ]);
+        let corpus = CorpusBuilder::new().max_file_size(1024).build(dir.path()).unwrap();
+        let paths: Vec<_> = corpus.files.iter().map(|f| f.path.as_str()).collect();
+        assert_eq!(paths, vec!["bom.py", "latin1.py"]);
+        assert_eq!(corpus.files[0].text, "x = 1\n");
+        assert!(corpus.files[1].lossy && corpus.files[1].text.contains('\u{FFFD}'));
+        assert_eq!(corpus.lossy_count(), 1);
+        let reasons: Vec<_> =
+            corpus.skipped.iter().map(|s| (s.path.as_str(), s.reason.label())).collect();
+        assert_eq!(reasons, vec![("big.txt", "too large"), ("bin.dat", "binary")]);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn symlink_loops_are_skipped_not_followed() {
+        let dir = tree(&[("a/x.go", b"package a")]);
+        std::os::unix::fs::symlink(dir.path().join("a"), dir.path().join("a/loop")).unwrap();
+        let corpus = CorpusBuilder::new().build(dir.path()).unwrap();
+        assert_eq!(corpus.files.len(), 1);
+        assert_eq!(corpus.skipped[0].path, "a/loop");
+        assert_eq!(corpus.skipped[0].reason, SkipReason::Symlink);
+    }
+
+    #[test]
+    fn excluded_folder_is_not_walked() {
+        let dir = tree(&[("idx/data.txt", b"x"), ("a.txt", b"y")]);
+        let corpus =
+            CorpusBuilder::new().exclude(dir.path().join("idx")).build(dir.path()).unwrap();
+        assert_eq!(corpus.files.len(), 1);
+    }
+
+    #[test]
+    fn bad_root_is_an_error() {
+        let dir = tree(&[("f.txt", b"x")]);
+        assert!(matches!(
+            CorpusBuilder::new().build(&dir.path().join("f.txt")),
+            Err(Error::BadRoot { .. })
+        ));
+        assert!(matches!(
+            CorpusBuilder::new().build(&dir.path().join("missing")),
+            Err(Error::BadRoot { .. })
+        ));
+    }
+}

@@ -1,0 +1,107 @@
+//! The error type of maguyva-core, which modality crates also wrap theirs in.
+
+use crate::modality::Modality;
+use std::path::PathBuf;
+
+/// A `Result` whose error is [`enum@Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Everything that can go wrong in the shared layer: reading the corpus,
+/// reading or writing the index, and the errors of the modalities.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// An I/O operation on a path failed.
+    #[error("{action} {path}")]
+    Io {
+        /// What was being done ("reading", "writing", "renaming" ...).
+        action: &'static str,
+        /// The path it was done to.
+        path: PathBuf,
+        /// The operating system's error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The folder to index does not exist or is not a folder.
+    #[error("{path} is not a folder that can be indexed: {reason}")]
+    BadRoot {
+        /// The path given.
+        path: PathBuf,
+        /// Why it cannot be indexed.
+        reason: String,
+    },
+    /// There is no index at the path.
+    #[error("no index at {path}; run `maguyva index`")]
+    NoIndex {
+        /// The index folder looked at.
+        path: PathBuf,
+    },
+    /// An index file failed its checks (magic, length, checksum, decoding).
+    #[error("index file {path} is corrupt: {reason}; run `maguyva index` to rebuild it")]
+    Corrupt {
+        /// The damaged file.
+        path: PathBuf,
+        /// What was wrong with it.
+        reason: String,
+    },
+    /// An index file was written by a format version this build cannot read.
+    #[error(
+        "{path} has format v{found}; this build reads v{oldest}..=v{current}; run `maguyva index`"
+    )]
+    IncompatibleFormat {
+        /// The file.
+        path: PathBuf,
+        /// The version found in its footer.
+        found: u32,
+        /// The oldest version this build reads.
+        oldest: u32,
+        /// The version this build writes.
+        current: u32,
+    },
+    /// Another process holds the index's write lock.
+    #[error("another maguyva process is writing the index at {path}; wait for it to finish")]
+    Locked {
+        /// The index folder.
+        path: PathBuf,
+    },
+    /// The query cannot be run as given.
+    #[error("invalid query: {0}")]
+    InvalidQuery(String),
+    /// Serializing index data failed.
+    #[error("encoding {what}: {reason}")]
+    Encode {
+        /// The structure being encoded.
+        what: &'static str,
+        /// The encoder's message.
+        reason: String,
+    },
+    /// An error of one modality, kept with its cause chain.
+    #[error("{modality} modality")]
+    Modality {
+        /// The modality that failed.
+        modality: Modality,
+        /// Its own error.
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
+}
+
+impl Error {
+    /// An [`Error::Io`] for `path`.
+    pub fn io(action: &'static str, path: impl Into<PathBuf>, source: std::io::Error) -> Error {
+        Error::Io { action, path: path.into(), source }
+    }
+
+    /// An [`Error::Corrupt`] for `path`.
+    pub fn corrupt(path: impl Into<PathBuf>, reason: impl Into<String>) -> Error {
+        Error::Corrupt { path: path.into(), reason: reason.into() }
+    }
+
+    /// Wraps a modality's own error.
+    pub fn modality(
+        modality: Modality,
+        source: impl std::error::Error + Send + Sync + 'static,
+    ) -> Error {
+        Error::Modality { modality, source: Box::new(source) }
+    }
+}

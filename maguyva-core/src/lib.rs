@@ -1,0 +1,57 @@
+//! The shared layer of Maguyva, a code-search engine that fuses four
+//! retrievers. Every modality crate depends on this one and on no sibling.
+//!
+//! - [`Hit`] and [`Rank`]: what retrievers return, and positions in their lists;
+//! - [`Retriever`]: the trait each modality implements, over a [`Query`];
+//! - [`CorpusBuilder`]: the gitignore-aware walk and parallel reading that
+//!   yields a [`Corpus`] of decoded [`SourceFile`]s with their [`Language`];
+//! - [`FragmentTable`]: the fragments every modality indexes, by [`ChunkId`];
+//! - [`tokens`]: code-aware tokenization shared by text and semantic search;
+//! - [`IndexDir`], [`Manifest`], [`ContentStore`] and [`store`]: the on-disk
+//!   index, written as immutable generations with checked footers.
+//!
+//! ```no_run
+//! use maguyva_core::{CorpusBuilder, FragmentTable, LineChunker};
+//! let corpus = CorpusBuilder::new().max_file_size(512 * 1024).build(".".as_ref())?;
+//! let fragments = FragmentTable::line_windows(&corpus, &LineChunker::default());
+//! println!("{} files, {} fragments", corpus.files.len(), fragments.len());
+//! # Ok::<(), maguyva_core::Error>(())
+//! ```
+#![deny(missing_docs)]
+
+pub use crate::{
+    content::{CONTENT_FILE, ContentStore},
+    corpus::{
+        Corpus, CorpusBuilder, DEFAULT_MAX_FILE_SIZE, FileStat, Scan, SkipReason, Skipped,
+        SourceFile, is_binary,
+    },
+    error::{Error, Result},
+    fragment::{Fragment, FragmentTable, LineChunker, line_starts},
+    hit::{Hit, Rank, sort_hits},
+    ids::{ChunkId, FileId, SymbolId},
+    index_dir::{IndexDir, Staging, WriteLock},
+    language::Language,
+    manifest::{Changes, FileEntry, MANIFEST_FILE, Manifest},
+    modality::{Modality, ParseModalityError},
+    progress::{NoProgress, Progress},
+    query::{MAX_QUERY_CHARS, MatchMode, Query},
+    retriever::Retriever,
+    span::LineSpan,
+};
+
+mod content;
+mod corpus;
+mod error;
+mod fragment;
+mod hit;
+mod ids;
+mod index_dir;
+mod language;
+mod manifest;
+mod modality;
+mod progress;
+mod query;
+mod retriever;
+mod span;
+pub mod store;
+pub mod tokens;

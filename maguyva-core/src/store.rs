@@ -1,0 +1,189 @@
+//! Framed index files: every file Maguyva writes ends with a footer holding a
+//! magic number, the kind of file, its format version, the payload length and
+//! a CRC-32 of the payload. The footer is checked before any byte of the
+//! payload is trusted, so a truncated or damaged file is reported as corrupt
+//! and never decoded into wrong results. Format: `doc/format/framing.md`.
+
+use crate::error::{Error, Result};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use std::io::Write;
+use std::path::Path;
+
+/// Magic number that ends every Maguyva index file.
+pub const MAGIC: [u8; 4] = *b"MGYV";
+
+/// Bytes in the footer: magic, kind, version, payload length, crc.
+pub const FOOTER_LEN: usize = 4 + 4 + 4 + 8 + 4;
+
+/// A four-byte tag naming what a file holds (`b"MANI"`, `b"TEXT"` ...).
+pub type FileKind = [u8; 4];
+
+/// The versions of one file kind this build handles.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FormatVersion {
+    /// The kind tag.
+    pub kind: FileKind,
+    /// The version written.
+    pub current: u32,
+    /// The oldest version still read.
+    pub oldest: u32,
+}
+
+/// Writes `payload` and its footer to `path` and syncs it to disk.
+pub fn write_framed(path: &Path, format: FormatVersion, payload: &[u8]) -> Result<()> {
+    let mut footer = Vec::with_capacity(FOOTER_LEN);
+    footer.extend_from_slice(&MAGIC);
+    footer.extend_from_slice(&format.kind);
+    footer.extend_from_slice(&format.current.to_le_bytes());
+    footer.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+    footer.extend_from_slice(&crc32fast::hash(payload).to_le_bytes());
+    let mut file = std::fs::File::create(path).map_err(|e| Error::io("creating", path, e))?;
+    file.write_all(payload)
+        .and_then(|()| file.write_all(&footer))
+        .and_then(|()| file.sync_all())
+        .map_err(|e| Error::io("writing", path, e))
+}
+
+/// Reads `path`, checks its footer against `format`, and returns the
+/// version found and the payload.
+pub fn read_framed(path: &Path, format: FormatVersion) -> Result<(u32, Vec<u8>)> {
+    let mut bytes = std::fs::read(path).map_err(|e| Error::io("reading", path, e))?;
+    let (version, len) = check_footer(path, &bytes, format)?;
+    bytes.truncate(len);
+    Ok((version, bytes))
+}
+
+fn check_footer(path: &Path, bytes: &[u8], format: FormatVersion) -> Result<(u32, usize)> {
+    if bytes.len() < FOOTER_LEN {
+        return Err(Error::corrupt(
+            path,
+            format!("{} bytes is shorter than the footer", bytes.len()),
+        ));
+    }
+    let footer = &bytes[bytes.len() - FOOTER_LEN..];
+    let field = |r: std::ops::Range<usize>| &footer[r];
+    if field(0..4) != MAGIC {
+        return Err(Error::corrupt(path, "no Maguyva footer (truncated or not an index file)"));
+    }
+    if field(4..8) != format.kind {
+        return Err(Error::corrupt(
+            path,
+            format!(
+                "holds {:?}, expected {:?}",
+                String::from_utf8_lossy(field(4..8)),
+                String::from_utf8_lossy(&format.kind)
+            ),
+        ));
+    }
+    let version = u32::from_le_bytes(field(8..12).try_into().unwrap_or_default());
+    if version < format.oldest || version > format.current {
+        return Err(Error::IncompatibleFormat {
+            path: path.to_path_buf(),
+            found: version,
+            oldest: format.oldest,
+            current: format.current,
+        });
+    }
+    let len = u64::from_le_bytes(field(12..20).try_into().unwrap_or_default());
+    let payload_len = (bytes.len() - FOOTER_LEN) as u64;
+    if len != payload_len {
+        return Err(Error::corrupt(
+            path,
+            format!("footer says {len} bytes, file holds {payload_len}"),
+        ));
+    }
+    let crc = u32::from_le_bytes(field(20..24).try_into().unwrap_or_default());
+    if crc32fast::hash(&bytes[..payload_len as usize]) != crc {
+        return Err(Error::corrupt(path, "checksum mismatch"));
+    }
+    Ok((version, payload_len as usize))
+}
+
+/// Encodes a value with bincode's standard configuration.
+pub fn encode<T: Serialize>(what: &'static str, value: &T) -> Result<Vec<u8>> {
+    bincode::serde::encode_to_vec(value, bincode::config::standard())
+        .map_err(|e| Error::Encode { what, reason: e.to_string() })
+}
+
+/// Decodes a value encoded by [`encode`]; trailing bytes are an error.
+pub fn decode<T: DeserializeOwned>(path: &Path, bytes: &[u8]) -> Result<T> {
+    let (value, used) = bincode::serde::decode_from_slice(bytes, bincode::config::standard())
+        .map_err(|e| Error::corrupt(path, format!("cannot decode: {e}")))?;
+    if used != bytes.len() {
+        return Err(Error::corrupt(path, format!("{} trailing bytes", bytes.len() - used)));
+    }
+    Ok(value)
+}
+
+/// Encodes `value` and writes it framed.
+pub fn save<T: Serialize>(
+    path: &Path,
+    format: FormatVersion,
+    what: &'static str,
+    value: &T,
+) -> Result<()> {
+    write_framed(path, format, &encode(what, value)?)
+}
+
+/// Reads a framed file written by [`save`] and decodes it.
+pub fn load<T: DeserializeOwned>(path: &Path, format: FormatVersion) -> Result<T> {
+    let (_, payload) = read_framed(path, format)?;
+    decode(path, &payload)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const F: FormatVersion = FormatVersion { kind: *b"TEST", current: 3, oldest: 2 };
+
+    #[test]
+    fn round_trip() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("x");
+        save(&p, F, "test", &vec![1u32, 2, 3]).unwrap();
+        assert_eq!(load::<Vec<u32>>(&p, F).unwrap(), vec![1, 2, 3]);
+    }
+
+    #[test]
+    fn every_truncation_and_bit_flip_is_caught() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("x");
+        write_framed(&p, F, b"hello world").unwrap();
+        let good = std::fs::read(&p).unwrap();
+        for cut in 0..good.len() {
+            std::fs::write(&p, &good[..cut]).unwrap();
+            assert!(matches!(read_framed(&p, F), Err(Error::Corrupt { .. })), "cut {cut}");
+        }
+        for i in 0..good.len() {
+            let mut bad = good.clone();
+            bad[i] ^= 0x10;
+            std::fs::write(&p, &bad).unwrap();
+            assert!(read_framed(&p, F).is_err(), "flip {i}");
+        }
+    }
+
+    #[test]
+    fn versions_outside_the_range_are_incompatible() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("x");
+        write_framed(&p, FormatVersion { current: 1, ..F }, b"x").unwrap();
+        assert!(matches!(read_framed(&p, F), Err(Error::IncompatibleFormat { found: 1, .. })));
+        write_framed(&p, FormatVersion { current: 2, ..F }, b"x").unwrap();
+        assert_eq!(read_framed(&p, F).unwrap().0, 2);
+    }
+
+    #[test]
+    fn wrong_kind_and_trailing_bytes() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("x");
+        save(&p, F, "t", &7u8).unwrap();
+        assert!(matches!(
+            read_framed(&p, FormatVersion { kind: *b"OTHR", ..F }),
+            Err(Error::Corrupt { .. })
+        ));
+        write_framed(&p, F, &[7, 0]).unwrap();
+        assert!(matches!(load::<u8>(&p, F), Err(Error::Corrupt { .. })));
+    }
+}

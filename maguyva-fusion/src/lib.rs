@@ -1,0 +1,3 @@
+//! Intent classification and weighted Reciprocal Rank Fusion. Filled in by the
+//! fusion work.
+#![deny(missing_docs)]
