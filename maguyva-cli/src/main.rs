@@ -1,1 +1,292 @@
-fn main() {}
+//! `maguyva`: index a repository and search it in plain words.
+
+use anyhow::{Context, Result};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use maguyva_cli::engine::{
+    self, IndexSettings, RankingConfig, SearchRequest, build_index, default_index_dir, open_fresh,
+};
+use maguyva_cli::eval::{self, EvalOptions};
+use maguyva_cli::output::{self, Highlighter, Style};
+use maguyva_cli::progress::BarProgress;
+use maguyva_core::{IndexDir, MatchMode};
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "maguyva",
+    version,
+    about = "Code search that reads the question: one query, four retrievers, fused."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Index a folder (a full rebuild).
+    Index(IndexArgs),
+    /// Search a folder, indexing it first when needed.
+    Search(SearchArgs),
+    /// Measure ranking quality on a benchmark of labelled queries.
+    Eval(EvalArgs),
+}
+
+#[derive(Args, Debug, Clone)]
+struct IndexOpts {
+    /// Where the index lives [default: PATH/.maguyva].
+    #[arg(long, value_name = "DIR")]
+    index_dir: Option<PathBuf>,
+    /// Skip files larger than this (bytes, or with K, M or G).
+    #[arg(long, value_name = "SIZE", default_value = "1M", value_parser = parse_size)]
+    max_file_size: u64,
+}
+
+impl IndexOpts {
+    fn settings(&self) -> IndexSettings {
+        IndexSettings { max_file_size: self.max_file_size, ..IndexSettings::default() }
+    }
+
+    fn dir(&self, root: &Path) -> IndexDir {
+        IndexDir::new(self.index_dir.clone().unwrap_or_else(|| default_index_dir(root)))
+    }
+}
+
+#[derive(Args, Debug)]
+struct IndexArgs {
+    /// The folder to index.
+    #[arg(default_value = ".")]
+    path: PathBuf,
+    #[command(flatten)]
+    opts: IndexOpts,
+    /// Print the build report as JSON.
+    #[arg(long)]
+    json: bool,
+    /// No progress bar.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+#[derive(Args, Debug)]
+struct SearchArgs {
+    /// What to look for, in plain words; a "double-quoted" query is an exact string.
+    query: String,
+    /// The folder to search.
+    #[arg(long, short, default_value = ".")]
+    path: PathBuf,
+    /// Number of results (one per file).
+    #[arg(short = 'k', long = "limit", default_value_t = engine::search::DEFAULT_LIMIT)]
+    limit: usize,
+    /// Print one JSON object.
+    #[arg(long)]
+    json: bool,
+    /// Search for the query as an exact string.
+    #[arg(long, conflicts_with = "regex")]
+    literal: bool,
+    /// Search for the query as a regular expression.
+    #[arg(long)]
+    regex: bool,
+    /// Ignore letter case (with --literal, --regex or a quoted query).
+    #[arg(short = 'i', long)]
+    ignore_case: bool,
+    /// Use the index as it is: never build or refresh it.
+    #[arg(long)]
+    no_refresh: bool,
+    /// When to colour output.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+    color: ColorChoice,
+    #[command(flatten)]
+    opts: IndexOpts,
+}
+
+#[derive(Args, Debug)]
+struct EvalArgs {
+    /// The benchmark folder (repos.json and annotations/).
+    #[arg(long, value_name = "DIR")]
+    bench: PathBuf,
+    /// The folder holding one checkout per repository name.
+    #[arg(long, value_name = "DIR")]
+    checkouts: PathBuf,
+    /// Where to write the indexes [default: CHECKOUTS/.maguyva-index].
+    #[arg(long, value_name = "DIR")]
+    index_root: Option<PathBuf>,
+    /// Only these repositories (repeatable).
+    #[arg(long = "repo", value_name = "NAME")]
+    repos: Vec<String>,
+    /// Reuse up-to-date indexes instead of rebuilding them.
+    #[arg(long)]
+    reuse: bool,
+    /// Ranking parameters to evaluate (JSON; see doc/ranking.md).
+    #[arg(long, value_name = "FILE")]
+    ranking: Option<PathBuf>,
+    /// Print the full report, with every query, as JSON.
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+/// Parses `4096`, `512K`, `1M`, `2G` (powers of 1024).
+fn parse_size(s: &str) -> Result<u64, String> {
+    let t = s.trim().to_ascii_uppercase();
+    let t = t.strip_suffix("IB").or_else(|| t.strip_suffix('B')).unwrap_or(&t);
+    let (digits, mult) = match t.chars().last() {
+        Some('K') => (&t[..t.len() - 1], 1u64 << 10),
+        Some('M') => (&t[..t.len() - 1], 1 << 20),
+        Some('G') => (&t[..t.len() - 1], 1 << 30),
+        _ => (t, 1),
+    };
+    let n: u64 =
+        digits.trim().parse().map_err(|_| format!("{s:?} is not a size like 4096, 512K or 1M"))?;
+    n.checked_mul(mult).filter(|&v| v > 0).ok_or_else(|| format!("{s:?} is not a usable size"))
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(code) => code,
+        Err(err) => {
+            if is_broken_pipe(&err) {
+                return ExitCode::SUCCESS;
+            }
+            let _ = writeln!(std::io::stderr(), "maguyva: error: {err:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|e| {
+        e.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
+fn run(cli: Cli) -> Result<ExitCode> {
+    match cli.command {
+        Command::Index(args) => index(args),
+        Command::Search(args) => search(args),
+        Command::Eval(args) => evaluate(args),
+    }
+}
+
+fn print(text: &str) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())?;
+    out.flush()?;
+    Ok(())
+}
+
+fn note(text: &str) {
+    let _ = writeln!(std::io::stderr(), "maguyva: {text}");
+}
+
+fn index(args: IndexArgs) -> Result<ExitCode> {
+    let dir = args.opts.dir(&args.path);
+    let progress = BarProgress::new(!args.quiet && !args.json);
+    let (_, report) = build_index(&args.path, &dir, &args.opts.settings(), &progress)
+        .with_context(|| format!("indexing {}", args.path.display()))?;
+    progress.finish();
+    if args.json {
+        print(&format!("{}\n", serde_json::to_string_pretty(&report)?))?;
+    } else {
+        print(&output::render_build(&report))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn search(args: SearchArgs) -> Result<ExitCode> {
+    let dir = args.opts.dir(&args.path);
+    let mode = if args.literal {
+        MatchMode::Literal
+    } else if args.regex {
+        MatchMode::Regex
+    } else {
+        MatchMode::Keyword
+    };
+    let request = SearchRequest {
+        text: args.query.clone(),
+        limit: args.limit,
+        mode,
+        case_insensitive: args.ignore_case,
+        ranking: RankingConfig::default(),
+    };
+    // Validate before any indexing work, so a bad query fails fast.
+    let query = request.query()?;
+    let index = if args.no_refresh {
+        engine::Index::open(&dir)
+            .with_context(|| format!("opening the index in {}", dir.path().display()))?
+    } else {
+        let progress = BarProgress::new(!args.json);
+        let (index, refresh) = open_fresh(&args.path, &dir, &args.opts.settings(), &progress)
+            .with_context(|| format!("indexing {}", args.path.display()))?;
+        progress.finish();
+        if let Some(text) = refresh.note() {
+            note(&text);
+        }
+        index
+    };
+    let response = index.search(&request)?;
+    if args.json {
+        print(&format!("{}\n", serde_json::to_string_pretty(&response)?))?;
+    } else {
+        let color = match args.color {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => {
+                std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none()
+            }
+        };
+        let hl = Highlighter::new(query.text(), query.mode(), query.is_case_insensitive());
+        print(&output::render_search(&response, &hl, Style::new(color)))?;
+    }
+    Ok(if response.results.is_empty() { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
+fn evaluate(args: EvalArgs) -> Result<ExitCode> {
+    let opts = EvalOptions {
+        index_root: args
+            .index_root
+            .clone()
+            .unwrap_or_else(|| args.checkouts.join(".maguyva-index")),
+        bench: args.bench,
+        checkouts: args.checkouts,
+        repos: args.repos,
+        reuse: args.reuse,
+        settings: IndexSettings::default(),
+        ranking: match &args.ranking {
+            Some(path) => RankingConfig::load(path)?,
+            None => RankingConfig::default(),
+        },
+    };
+    let report = eval::run(&opts, &mut |line| note(line))?;
+    if args.json {
+        print(&format!("{}\n", serde_json::to_string_pretty(&report)?))?;
+    } else {
+        print(&eval::render(&report))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_size;
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size("4096"), Ok(4096));
+        assert_eq!(parse_size("512K"), Ok(512 << 10));
+        assert_eq!(parse_size("1M"), Ok(1 << 20));
+        assert_eq!(parse_size("1MiB"), Ok(1 << 20));
+        assert_eq!(parse_size("2g"), Ok(2 << 30));
+        assert!(parse_size("lots").is_err());
+        assert!(parse_size("0").is_err());
+    }
+}

@@ -14,6 +14,11 @@ use serde::{Deserialize, Serialize};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
+/// Version of how files are read and decoded; recorded in the manifest so
+/// that an index read another way is rebuilt. Changelog: v1 initial; v2 keeps
+/// the byte-order mark in the text.
+pub const CORPUS_VERSION: u32 = 2;
+
 /// Files larger than this are skipped unless configured otherwise (issue 2:
 /// "a per-file size cap (default 1 MiB, configurable)").
 pub const DEFAULT_MAX_FILE_SIZE: u64 = 1 << 20;
@@ -340,7 +345,8 @@ fn read_one(root: &Path, stat: &FileStat, max: u64) -> std::result::Result<Sourc
     let (text, lossy) = decode(bytes);
     let name = stat.path.rsplit('/').next().unwrap_or(&stat.path);
     let head_end = text.char_indices().nth(4096).map_or(text.len(), |(i, _)| i);
-    let language = Language::detect(name, &text[..head_end]);
+    let head = text[..head_end].trim_start_matches('\u{FEFF}');
+    let language = Language::detect(name, head);
     Ok(SourceFile {
         path: stat.path.clone(),
         language,
@@ -358,12 +364,9 @@ pub fn is_binary(bytes: &[u8]) -> bool {
 }
 
 /// Decodes UTF-8, replacing invalid sequences; the flag says whether any were.
-/// A leading byte-order mark is dropped.
+/// A byte-order mark is kept, so that the text stays byte-for-byte the file
+/// and a literal search matches exactly what is on disk.
 fn decode(bytes: Vec<u8>) -> (String, bool) {
-    let bytes = match bytes.strip_prefix(b"\xEF\xBB\xBF") {
-        Some(rest) => rest.to_vec(),
-        None => bytes,
-    };
     match String::from_utf8(bytes) {
         Ok(s) => (s, false),
         Err(e) => (String::from_utf8_lossy(e.as_bytes()).into_owned(), true),
@@ -413,12 +416,15 @@ mod tests {
             ("big.txt", &big),
             ("latin1.py", b"name = '\xe9t\xe9'\n"),
             ("bom.py", b"\xEF\xBB\xBFx = 1\n"),
+            ("bom-script", b"\xEF\xBB\xBF#!/bin/sh\necho\n"),
         ]);
         let corpus = CorpusBuilder::new().max_file_size(1024).build(dir.path()).unwrap();
         let paths: Vec<_> = corpus.files.iter().map(|f| f.path.as_str()).collect();
-        assert_eq!(paths, vec!["bom.py", "latin1.py"]);
-        assert_eq!(corpus.files[0].text, "x = 1\n");
-        assert!(corpus.files[1].lossy && corpus.files[1].text.contains('\u{FFFD}'));
+        assert_eq!(paths, vec!["bom-script", "bom.py", "latin1.py"]);
+        assert_eq!(corpus.files[0].language, Some(Language::Bash));
+        assert_eq!(corpus.files[1].text, "\u{FEFF}x = 1\n");
+        assert_eq!(corpus.files[1].language, Some(Language::Python));
+        assert!(corpus.files[2].lossy && corpus.files[2].text.contains('\u{FFFD}'));
         assert_eq!(corpus.lossy_count(), 1);
         let reasons: Vec<_> =
             corpus.skipped.iter().map(|s| (s.path.as_str(), s.reason.label())).collect();

@@ -22,8 +22,8 @@
 pub use crate::{
     content::{CONTENT_FILE, ContentStore},
     corpus::{
-        Corpus, CorpusBuilder, DEFAULT_MAX_FILE_SIZE, FileStat, Scan, SkipReason, Skipped,
-        SourceFile, is_binary,
+        CORPUS_VERSION, Corpus, CorpusBuilder, DEFAULT_MAX_FILE_SIZE, FileStat, Scan, SkipReason,
+        Skipped, SourceFile, is_binary,
     },
     error::{Error, Result},
     fragment::{Fragment, FragmentTable, LineChunker, line_starts},

@@ -1,6 +1,7 @@
 //! Code-aware tokens: identifiers split at camelCase, PascalCase, snake_case
-//! and digit boundaries, lowercased; a compound identifier is also kept whole,
-//! so `parseConfig` matches both `parse config` and `parseconfig`.
+//! and digit boundaries, lowercased; a compound identifier is also kept whole
+//! (its sub-words joined), so `parseConfig`, `ParseConfig` and `parse_config`
+//! share the token `parseconfig` and also match `parse config`.
 //!
 //! The text and semantic modalities tokenize documents and queries with the
 //! same function, which is why it lives in core.
@@ -14,17 +15,20 @@ pub const MIN_TOKEN_LEN: usize = 2;
 pub const MAX_TOKEN_LEN: usize = 64;
 
 /// Calls `f` for every token of `text`, in order. For a compound identifier
-/// the sub-words come first, then the whole identifier.
+/// the sub-words come first, then the whole identifier (sub-words joined).
 pub fn for_each_token(text: &str, mut f: impl FnMut(&str)) {
     let mut buf = String::new();
+    let mut whole = String::new();
     for word in words(text) {
         let mut parts = 0;
+        whole.clear();
         for part in split_identifier(word) {
             parts += 1;
+            whole.push_str(part);
             emit(part, &mut buf, &mut f);
         }
         if parts > 1 {
-            emit(word, &mut buf, &mut f);
+            emit(&whole, &mut buf, &mut f);
         }
     }
 }
@@ -37,7 +41,7 @@ pub fn tokens(text: &str) -> Vec<String> {
 }
 
 fn emit(part: &str, buf: &mut String, f: &mut impl FnMut(&str)) {
-    let n = part.chars().count();
+    let n = if part.is_ascii() { part.len() } else { part.chars().count() };
     if !(MIN_TOKEN_LEN..=MAX_TOKEN_LEN).contains(&n) {
         return;
     }
@@ -55,9 +59,61 @@ fn is_word_char(c: char) -> bool {
     c.is_alphanumeric() || c == '_'
 }
 
+fn is_ascii_word_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
 /// Maximal runs of letters, digits and underscores.
-pub fn words(text: &str) -> impl Iterator<Item = &str> {
-    text.split(|c: char| !is_word_char(c)).filter(|w| !w.is_empty())
+pub fn words(text: &str) -> Words<'_> {
+    Words { text, pos: 0 }
+}
+
+/// Iterator over the words of a text; see [`words`].
+#[derive(Debug, Clone)]
+pub struct Words<'a> {
+    text: &'a str,
+    pos: usize,
+}
+
+impl Words<'_> {
+    /// Whether the character at byte `pos` belongs to a word, and its length.
+    fn step(&self, pos: usize) -> (bool, usize) {
+        let b = self.text.as_bytes()[pos];
+        if b < 0x80 {
+            return (is_ascii_word_byte(b), 1);
+        }
+        match self.text[pos..].chars().next() {
+            Some(c) => (is_word_char(c), c.len_utf8()),
+            None => (false, 1),
+        }
+    }
+}
+
+impl<'a> Iterator for Words<'a> {
+    type Item = &'a str;
+
+    fn next(&mut self) -> Option<&'a str> {
+        let len = self.text.len();
+        while self.pos < len {
+            let (word, n) = self.step(self.pos);
+            if word {
+                break;
+            }
+            self.pos += n;
+        }
+        if self.pos >= len {
+            return None;
+        }
+        let start = self.pos;
+        while self.pos < len {
+            let (word, n) = self.step(self.pos);
+            if !word {
+                break;
+            }
+            self.pos += n;
+        }
+        Some(&self.text[start..self.pos])
+    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -69,6 +125,14 @@ enum Class {
 }
 
 fn class(c: char) -> Class {
+    if c.is_ascii() {
+        return match c {
+            'a'..='z' => Class::Lower,
+            'A'..='Z' => Class::Upper,
+            '0'..='9' => Class::Digit,
+            _ => Class::Other,
+        };
+    }
     if c.is_uppercase() {
         Class::Upper
     } else if c.is_numeric() {
@@ -83,41 +147,86 @@ fn class(c: char) -> Class {
 /// Splits one identifier into its sub-words, keeping their case:
 /// `HTTPServerError2` gives `HTTP`, `Server`, `Error`, `2`; `parse_config`
 /// gives `parse`, `config`.
-pub fn split_identifier(ident: &str) -> impl Iterator<Item = &str> {
-    let mut cuts = Vec::new();
-    let chars: Vec<(usize, char)> = ident.char_indices().collect();
-    let mut start: Option<usize> = None;
-    for (i, &(pos, c)) in chars.iter().enumerate() {
-        let cl = class(c);
-        if cl == Class::Other {
-            if let Some(s) = start.take() {
-                cuts.push((s, pos));
+pub fn split_identifier(ident: &str) -> SubWords<'_> {
+    SubWords { rest: ident, ascii: ident.is_ascii() }
+}
+
+/// Iterator over the sub-words of an identifier; see [`split_identifier`].
+#[derive(Debug, Clone)]
+pub struct SubWords<'a> {
+    rest: &'a str,
+    ascii: bool,
+}
+
+fn boundary(prev: Class, cl: Class, next: Option<Class>) -> bool {
+    match (prev, cl) {
+        (_, Class::Other) => true,
+        (Class::Lower, Class::Upper) => true,
+        // The last capital of an acronym starts the next word: HTTPServer.
+        (Class::Upper, Class::Upper) => next == Some(Class::Lower),
+        (Class::Digit, Class::Lower | Class::Upper)
+        | (Class::Lower | Class::Upper, Class::Digit) => true,
+        _ => false,
+    }
+}
+
+impl<'a> SubWords<'a> {
+    fn next_ascii(&mut self) -> Option<&'a str> {
+        let b = self.rest.as_bytes();
+        let cls = |i: usize| class(char::from(b[i]));
+        let mut i = 0;
+        while i < b.len() && cls(i) == Class::Other {
+            i += 1;
+        }
+        if i == b.len() {
+            self.rest = "";
+            return None;
+        }
+        let start = i;
+        let mut prev = cls(i);
+        i += 1;
+        while i < b.len() {
+            let cl = cls(i);
+            let next = (i + 1 < b.len()).then(|| cls(i + 1));
+            if boundary(prev, cl, next) {
+                break;
             }
-            continue;
+            prev = cl;
+            i += 1;
         }
-        let Some(s) = start else {
-            start = Some(pos);
-            continue;
-        };
-        let prev = class(chars[i - 1].1);
-        let next = chars.get(i + 1).map(|&(_, n)| class(n));
-        let boundary = match (prev, cl) {
-            (Class::Lower, Class::Upper) => true,
-            // The last capital of an acronym starts the next word: HTTPServer.
-            (Class::Upper, Class::Upper) => next == Some(Class::Lower),
-            (Class::Digit, Class::Lower | Class::Upper)
-            | (Class::Lower | Class::Upper, Class::Digit) => true,
-            _ => false,
-        };
-        if boundary {
-            cuts.push((s, pos));
-            start = Some(pos);
+        let word = &self.rest[start..i];
+        self.rest = &self.rest[i..];
+        Some(word)
+    }
+}
+
+impl<'a> Iterator for SubWords<'a> {
+    type Item = &'a str;
+
+    fn next(&mut self) -> Option<&'a str> {
+        if self.ascii {
+            return self.next_ascii();
         }
+        let trimmed = self.rest.trim_start_matches(|c: char| class(c) == Class::Other);
+        if trimmed.is_empty() {
+            self.rest = trimmed;
+            return None;
+        }
+        let mut chars = trimmed.char_indices().peekable();
+        let mut prev = chars.next().map_or(Class::Other, |(_, c)| class(c));
+        let mut end = trimmed.len();
+        while let Some((pos, c)) = chars.next() {
+            let cl = class(c);
+            if boundary(prev, cl, chars.peek().map(|&(_, n)| class(n))) {
+                end = pos;
+                break;
+            }
+            prev = cl;
+        }
+        let (word, rest) = trimmed.split_at(end);
+        self.rest = rest;
+        Some(word)
     }
-    if let Some(s) = start {
-        cuts.push((s, ident.len()));
-    }
-    cuts.into_iter().map(move |(a, b)| &ident[a..b])
 }
 
 #[cfg(test)]
@@ -146,8 +255,24 @@ mod tests {
             tokens("let cfg = parseConfig(path);"),
             vec!["let", "cfg", "parse", "config", "parseconfig", "path"]
         );
-        assert_eq!(tokens("a + b_c"), vec!["b_c"]);
-        assert_eq!(tokens("Größe_Maß"), vec!["größe", "maß", "größe_maß"]);
+        assert_eq!(tokens("a + b_c"), vec!["bc"]);
+        assert_eq!(tokens("parse_config ParseConfig"), tokens("parseConfig parseConfig"));
+        assert_eq!(tokens("Größe_Maß"), vec!["größe", "maß", "größemaß"]);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn ascii_fast_path_agrees_with_the_general_path(ident in "[a-zA-Z0-9_]{0,24}") {
+            let fast: Vec<&str> = split_identifier(&ident).collect();
+            let general: Vec<&str> = SubWords { rest: &ident, ascii: false }.collect();
+            proptest::prop_assert_eq!(fast, general);
+        }
+
+        #[test]
+        fn words_match_a_char_split(text in "[a-zA-Z0-9_ .é—(]{0,40}") {
+            let expected: Vec<&str> = text.split(|c: char| !is_word_char(c)).filter(|w| !w.is_empty()).collect();
+            proptest::prop_assert_eq!(words(&text).collect::<Vec<_>>(), expected);
+        }
     }
 
     #[test]

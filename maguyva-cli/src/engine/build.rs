@@ -1,0 +1,138 @@
+//! Building an index generation: walk, read, fragment, index each modality,
+//! write everything into a staging folder, and commit it atomically.
+
+use super::settings::IndexSettings;
+use super::{FRAGMENTS_FILE, FRAGMENTS_FORMAT, Index};
+use maguyva_core::{
+    ContentStore, CorpusBuilder, FileEntry, FragmentTable, IndexDir, Manifest, Progress, Result,
+    Skipped, store,
+};
+use maguyva_trigram::TextIndexBuilder;
+use serde::Serialize;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// What a build did.
+#[derive(Debug, Clone, Serialize)]
+pub struct BuildReport {
+    /// The indexed root.
+    pub root: String,
+    /// The generation folder written.
+    pub index: String,
+    /// Files indexed.
+    pub files: usize,
+    /// Fragments made.
+    pub fragments: usize,
+    /// Bytes of the files indexed.
+    pub bytes: u64,
+    /// Files whose invalid UTF-8 was replaced.
+    pub lossy_files: usize,
+    /// Files left out, and why.
+    pub skipped: Vec<Skipped>,
+    /// Time of each stage, in milliseconds.
+    pub stages_ms: Vec<(String, f64)>,
+    /// Total time, in milliseconds.
+    pub total_ms: f64,
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+/// Builds a fresh index of `root` into `dir`, replacing the current
+/// generation only once the new one is complete.
+pub fn build_index(
+    root: &Path,
+    dir: &IndexDir,
+    settings: &IndexSettings,
+    progress: &dyn Progress,
+) -> Result<(Index, BuildReport)> {
+    let start = Instant::now();
+    let lock = dir.lock()?;
+    let mut stages = Vec::new();
+    let mut stage = |name: &str, since: &mut Instant| {
+        stages.push((name.to_string(), ms(since.elapsed())));
+        *since = Instant::now();
+    };
+    let mut t = Instant::now();
+
+    let mut walker = CorpusBuilder::new();
+    walker.max_file_size(settings.max_file_size).exclude(dir.path());
+    progress.stage("scanning", 0);
+    let scan = walker.scan(root)?;
+    stage("scan", &mut t);
+    let corpus = walker.read(&scan, progress);
+    stage("read", &mut t);
+
+    progress.stage("fragmenting", 0);
+    let fragments = FragmentTable::line_windows(&corpus, &settings.chunker);
+    stage("fragment", &mut t);
+
+    let files: Vec<FileEntry> = corpus
+        .files
+        .iter()
+        .map(|f| FileEntry {
+            path: f.path.clone(),
+            size: f.size,
+            mtime_ns: f.mtime_ns,
+            hash: f.hash,
+            language: f.language,
+            lossy: f.lossy,
+        })
+        .collect();
+    let bytes = corpus.total_bytes();
+    let lossy_files = corpus.lossy_count();
+    let skipped = corpus.skipped.clone();
+    let content = ContentStore::new(corpus.files.into_iter().map(|f| f.text).collect());
+
+    progress.stage("indexing text", 0);
+    let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
+    let text = TextIndexBuilder::new().build(&content, &fragments, &paths)?;
+    stage("text index", &mut t);
+
+    progress.stage("writing", 0);
+    let staging = lock.stage()?;
+    let manifest = Manifest {
+        maguyva_version: env!("CARGO_PKG_VERSION").into(),
+        root: scan.root.clone(),
+        created_unix_ms: std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_millis() as u64)
+            .unwrap_or_default(),
+        build_ms: start.elapsed().as_millis() as u64,
+        max_file_size: settings.max_file_size,
+        scanned: scan.files.clone(),
+        files,
+        skipped: skipped.clone(),
+        fragments: fragments.len(),
+        components: settings.components(),
+    };
+    content.save(staging.path())?;
+    store::save(&staging.path().join(FRAGMENTS_FILE), FRAGMENTS_FORMAT, "fragments", &fragments)?;
+    text.save(staging.path())?;
+    // The manifest goes last: a generation is only ever renamed into place
+    // whole, but writing it last also keeps a half-copied folder unreadable.
+    manifest.save(staging.path())?;
+    let gen_dir = staging.commit()?;
+    stage("write", &mut t);
+
+    let report = BuildReport {
+        root: scan.root.display().to_string(),
+        index: gen_dir.display().to_string(),
+        files: manifest.files.len(),
+        fragments: fragments.len(),
+        bytes,
+        lossy_files,
+        skipped,
+        stages_ms: stages,
+        total_ms: ms(start.elapsed()),
+    };
+    let index = Index {
+        manifest,
+        content: Arc::new(content),
+        fragments: Arc::new(fragments),
+        text: Arc::new(text),
+    };
+    Ok((index, report))
+}

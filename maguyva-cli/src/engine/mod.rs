@@ -1,0 +1,168 @@
+//! The engine: builds, opens and refreshes an index, and answers queries by
+//! running the modalities over it. The CLI and `maguyva eval` both go through
+//! here, so the evaluation measures exactly what users run.
+
+mod build;
+mod ranking;
+pub mod search;
+mod settings;
+
+pub use build::{BuildReport, build_index};
+pub use ranking::RankingConfig;
+pub use search::{SearchRequest, SearchResponse, SearchResult};
+pub use settings::IndexSettings;
+
+use maguyva_core::store::{self, FormatVersion};
+use maguyva_core::{
+    Changes, ContentStore, CorpusBuilder, Error, FragmentTable, IndexDir, Manifest, Progress,
+    Result,
+};
+use maguyva_trigram::TextIndex;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// The fragment table's file inside a generation folder.
+pub const FRAGMENTS_FILE: &str = "fragments.mgv";
+
+/// Fragment table format. Changelog: v1 initial.
+pub const FRAGMENTS_FORMAT: FormatVersion = FormatVersion { kind: *b"FRAG", current: 1, oldest: 1 };
+
+/// The index folder used when none is given: `<root>/.maguyva`.
+pub fn default_index_dir(root: &Path) -> PathBuf {
+    root.join(".maguyva")
+}
+
+/// An opened index generation.
+#[derive(Debug, Clone)]
+pub struct Index {
+    /// What was indexed.
+    pub manifest: Manifest,
+    /// The text of every file.
+    pub content: Arc<ContentStore>,
+    /// The fragments all modalities share.
+    pub fragments: Arc<FragmentTable>,
+    /// The text modality.
+    pub text: Arc<TextIndex>,
+}
+
+impl Index {
+    /// Opens the current generation of `dir`.
+    pub fn open(dir: &IndexDir) -> Result<Index> {
+        let gen_dir = dir.require_current()?;
+        Index::open_generation(&gen_dir)
+    }
+
+    fn open_generation(gen_dir: &Path) -> Result<Index> {
+        let manifest = Manifest::load(gen_dir)?;
+        let content = ContentStore::load(gen_dir)?;
+        let frag_path = gen_dir.join(FRAGMENTS_FILE);
+        let fragments: FragmentTable = store::load(&frag_path, FRAGMENTS_FORMAT)?;
+        if content.len() != manifest.files.len()
+            || fragments.file_count() != manifest.files.len()
+            || fragments.len() != manifest.fragments
+            || !fragments.is_consistent()
+        {
+            return Err(Error::corrupt(gen_dir, "files and fragments disagree with the manifest"));
+        }
+        let text = TextIndex::load(gen_dir, manifest.files.len(), fragments.len())?;
+        Ok(Index {
+            manifest,
+            content: Arc::new(content),
+            fragments: Arc::new(fragments),
+            text: Arc::new(text),
+        })
+    }
+}
+
+/// How [`open_fresh`] got its index.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refresh {
+    /// The current index matched the tree.
+    Fresh,
+    /// There was no index; one was built.
+    Built,
+    /// The tree had changed; the index was rebuilt whole.
+    Rebuilt(Changes),
+    /// The index was unreadable or built with other settings; rebuilt.
+    Replaced(String),
+    /// Another process is writing the index; the current one was used as is.
+    UsedWhileLocked,
+}
+
+impl Refresh {
+    /// A one-line note for the user, or `None` when nothing happened.
+    pub fn note(&self) -> Option<String> {
+        match self {
+            Refresh::Fresh => None,
+            Refresh::Built => Some("no index yet: built one".into()),
+            Refresh::Rebuilt(c) => Some(format!(
+                "index was stale ({} added, {} removed, {} modified): full rebuild",
+                c.added.len(),
+                c.removed.len(),
+                c.modified.len()
+            )),
+            Refresh::Replaced(why) => Some(format!("index rebuilt: {why}")),
+            Refresh::UsedWhileLocked => {
+                Some("another maguyva process is indexing; searched the current index, which may be stale".into())
+            }
+        }
+    }
+}
+
+/// Opens the index of `root` in `dir`, building it when missing and
+/// rebuilding it when the tree, the settings or the format changed, or when
+/// a file of it is damaged.
+pub fn open_fresh(
+    root: &Path,
+    dir: &IndexDir,
+    settings: &IndexSettings,
+    progress: &dyn Progress,
+) -> Result<(Index, Refresh)> {
+    let opened = match dir.current() {
+        Ok(None) => Err(Refresh::Built),
+        Ok(Some(gen_dir)) => {
+            Index::open_generation(&gen_dir).map_err(|e| Refresh::Replaced(format!("{e}")))
+        }
+        Err(e) => Err(Refresh::Replaced(format!("{e}"))),
+    };
+    let why = match opened {
+        Ok(index) => match staleness(root, &index, settings, dir)? {
+            None => return Ok((index, Refresh::Fresh)),
+            Some(why) => {
+                if dir.is_locked() {
+                    return Ok((index, Refresh::UsedWhileLocked));
+                }
+                why
+            }
+        },
+        Err(why) => why,
+    };
+    let (index, _) = build_index(root, dir, settings, progress)?;
+    Ok((index, why))
+}
+
+fn staleness(
+    root: &Path,
+    index: &Index,
+    settings: &IndexSettings,
+    dir: &IndexDir,
+) -> Result<Option<Refresh>> {
+    let m = &index.manifest;
+    if m.components != settings.components() || m.max_file_size != settings.max_file_size {
+        return Ok(Some(Refresh::Replaced(
+            "it was built by another version or with other settings".into(),
+        )));
+    }
+    let mut walker = CorpusBuilder::new();
+    walker.max_file_size(settings.max_file_size).exclude(dir.path());
+    let scan = walker.scan(root)?;
+    if scan.root != m.root {
+        return Ok(Some(Refresh::Replaced(format!(
+            "it indexed {}, not {}",
+            m.root.display(),
+            scan.root.display()
+        ))));
+    }
+    let changes = m.changes(&scan);
+    Ok(if changes.is_empty() { None } else { Some(Refresh::Rebuilt(changes)) })
+}

@@ -1,0 +1,309 @@
+//! `maguyva eval`: indexes every repository of a benchmark, runs every query
+//! through the same engine the CLI uses, and reports NDCG@10, MRR@10 and
+//! Recall@10 overall, per category and per language, with index time and
+//! query latency.
+
+mod bench;
+mod metrics;
+
+pub use bench::{BenchRepo, Benchmark, RepoSpec, Task};
+pub use metrics::{QueryScore, distinct_files, path_matches, quantile, score};
+
+use crate::engine::{IndexSettings, RankingConfig, SearchRequest, build_index, open_fresh};
+use anyhow::{Context, Result, bail};
+use maguyva_core::{IndexDir, NoProgress};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::fmt::Write;
+use std::path::PathBuf;
+use std::time::Instant;
+
+/// The benchmark's cutoff.
+pub const CUTOFF: usize = 10;
+
+/// What to evaluate.
+#[derive(Debug, Clone)]
+pub struct EvalOptions {
+    /// The benchmark folder (`repos.json`, `annotations/`).
+    pub bench: PathBuf,
+    /// The folder of checkouts, one sub-folder per repository name.
+    pub checkouts: PathBuf,
+    /// Where indexes are written, one sub-folder per repository.
+    pub index_root: PathBuf,
+    /// Only these repositories (all when empty).
+    pub repos: Vec<String>,
+    /// Reuse an up-to-date index instead of rebuilding (index time is then
+    /// not measured).
+    pub reuse: bool,
+    /// Index settings.
+    pub settings: IndexSettings,
+    /// Query-time ranking parameters.
+    pub ranking: RankingConfig,
+}
+
+/// Averaged metrics.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct Metrics {
+    /// Mean NDCG@10.
+    pub ndcg: f64,
+    /// Mean MRR@10.
+    pub mrr: f64,
+    /// Mean Recall@10.
+    pub recall: f64,
+    /// Number of queries behind the means.
+    pub queries: usize,
+}
+
+impl Metrics {
+    fn of_queries(scores: &[QueryScore]) -> Metrics {
+        let n = scores.len().max(1) as f64;
+        Metrics {
+            ndcg: scores.iter().map(|s| s.ndcg).sum::<f64>() / n,
+            mrr: scores.iter().map(|s| s.mrr).sum::<f64>() / n,
+            recall: scores.iter().map(|s| s.recall).sum::<f64>() / n,
+            queries: scores.len(),
+        }
+    }
+
+    /// The mean of per-repository means (the benchmark's macro average).
+    fn of_repos(per_repo: &[Metrics]) -> Metrics {
+        let n = per_repo.len().max(1) as f64;
+        Metrics {
+            ndcg: per_repo.iter().map(|m| m.ndcg).sum::<f64>() / n,
+            mrr: per_repo.iter().map(|m| m.mrr).sum::<f64>() / n,
+            recall: per_repo.iter().map(|m| m.recall).sum::<f64>() / n,
+            queries: per_repo.iter().map(|m| m.queries).sum(),
+        }
+    }
+}
+
+/// One query's outcome.
+#[derive(Debug, Clone, Serialize)]
+pub struct QueryRecord {
+    /// Repository name.
+    pub repo: String,
+    /// Query category.
+    pub category: String,
+    /// The query.
+    pub query: String,
+    /// Its scores.
+    #[serde(flatten)]
+    pub score: QueryScore,
+    /// Time to answer, in milliseconds.
+    pub latency_ms: f64,
+    /// The ranked distinct files returned (repository-relative).
+    pub results: Vec<String>,
+    /// The labelled paths.
+    pub labels: Vec<String>,
+}
+
+/// One repository's outcome.
+#[derive(Debug, Clone, Serialize)]
+pub struct RepoReport {
+    /// Name.
+    pub name: String,
+    /// Language.
+    pub language: String,
+    /// Files indexed.
+    pub files: usize,
+    /// Fragments indexed.
+    pub fragments: usize,
+    /// Index build time in milliseconds (null when an index was reused).
+    pub index_ms: Option<f64>,
+    /// Metrics over its queries.
+    pub metrics: Metrics,
+    /// Metrics per category.
+    pub by_category: BTreeMap<String, Metrics>,
+    /// Median query latency in milliseconds.
+    pub latency_p50_ms: f64,
+    /// 95th-percentile query latency in milliseconds.
+    pub latency_p95_ms: f64,
+}
+
+/// The whole evaluation.
+#[derive(Debug, Clone, Serialize)]
+pub struct EvalReport {
+    /// Mean over repositories of the per-repository means.
+    pub overall: Metrics,
+    /// Per category, likewise averaged over repositories.
+    pub by_category: BTreeMap<String, Metrics>,
+    /// Per language, likewise.
+    pub by_language: BTreeMap<String, Metrics>,
+    /// Per repository.
+    pub repos: Vec<RepoReport>,
+    /// Median index time over repositories, in milliseconds.
+    pub index_ms_median: Option<f64>,
+    /// Median latency over all queries.
+    pub latency_p50_ms: f64,
+    /// 95th-percentile latency over all queries.
+    pub latency_p95_ms: f64,
+    /// Fraction of queries that returned no result.
+    pub zero_result_rate: f64,
+    /// Repositories left out because their checkout is missing.
+    pub missing_checkouts: Vec<String>,
+    /// Every query.
+    pub queries: Vec<QueryRecord>,
+}
+
+/// Runs the evaluation; `status` receives one line per repository.
+pub fn run(opts: &EvalOptions, status: &mut dyn FnMut(&str)) -> Result<EvalReport> {
+    let bench = Benchmark::load(&opts.bench)?;
+    let mut repos = Vec::new();
+    let mut records = Vec::new();
+    let mut missing = Vec::new();
+    for repo in &bench.repos {
+        if !opts.repos.is_empty() && !opts.repos.contains(&repo.spec.name) {
+            continue;
+        }
+        let prefix = repo.spec.root_prefix();
+        let checkout = opts.checkouts.join(&repo.spec.name);
+        let root = if prefix.is_empty() { checkout.clone() } else { checkout.join(prefix) };
+        if !root.is_dir() {
+            missing.push(repo.spec.name.clone());
+            continue;
+        }
+        let dir = IndexDir::new(opts.index_root.join(&repo.spec.name));
+        let started = Instant::now();
+        let (index, index_ms) = if opts.reuse {
+            let (index, _) = open_fresh(&root, &dir, &opts.settings, &NoProgress)
+                .with_context(|| format!("indexing {}", root.display()))?;
+            (index, None)
+        } else {
+            let (index, _) = build_index(&root, &dir, &opts.settings, &NoProgress)
+                .with_context(|| format!("indexing {}", root.display()))?;
+            (index, Some(started.elapsed().as_secs_f64() * 1000.0))
+        };
+        let mut scores = Vec::new();
+        let mut by_cat: BTreeMap<String, Vec<QueryScore>> = BTreeMap::new();
+        let mut latencies = Vec::new();
+        for task in &repo.tasks {
+            let mut request = SearchRequest::new(task.query.clone());
+            request.limit = CUTOFF;
+            request.ranking = opts.ranking.clone();
+            let t = Instant::now();
+            let response =
+                index.search(&request).with_context(|| format!("query {:?}", task.query))?;
+            let latency_ms = t.elapsed().as_secs_f64() * 1000.0;
+            let files =
+                distinct_files(response.results.into_iter().map(|r| {
+                    if prefix.is_empty() { r.path } else { format!("{prefix}/{}", r.path) }
+                }));
+            let s = score(&files, &task.labels, CUTOFF);
+            scores.push(s);
+            by_cat.entry(task.category.clone()).or_default().push(s);
+            latencies.push(latency_ms);
+            records.push(QueryRecord {
+                repo: repo.spec.name.clone(),
+                category: task.category.clone(),
+                query: task.query.clone(),
+                score: s,
+                latency_ms,
+                results: files.into_iter().take(CUTOFF).collect(),
+                labels: task.labels.clone(),
+            });
+        }
+        let report = RepoReport {
+            name: repo.spec.name.clone(),
+            language: repo.spec.language.clone(),
+            files: index.manifest.files.len(),
+            fragments: index.fragments.len(),
+            index_ms,
+            metrics: Metrics::of_queries(&scores),
+            by_category: by_cat.iter().map(|(c, s)| (c.clone(), Metrics::of_queries(s))).collect(),
+            latency_p50_ms: quantile(&latencies, 0.5),
+            latency_p95_ms: quantile(&latencies, 0.95),
+        };
+        status(&format!(
+            "{:<14} ndcg {:.3}  mrr {:.3}  recall {:.3}  {} files  index {}",
+            report.name,
+            report.metrics.ndcg,
+            report.metrics.mrr,
+            report.metrics.recall,
+            report.files,
+            report.index_ms.map_or("reused".to_string(), |ms| format!("{ms:.0} ms")),
+        ));
+        repos.push(report);
+    }
+    if repos.is_empty() {
+        bail!(
+            "no repository of the benchmark was found under {} (missing: {})",
+            opts.checkouts.display(),
+            missing.join(", ")
+        );
+    }
+    Ok(summarize(repos, records, missing))
+}
+
+fn summarize(
+    repos: Vec<RepoReport>,
+    queries: Vec<QueryRecord>,
+    missing: Vec<String>,
+) -> EvalReport {
+    let overall = Metrics::of_repos(&repos.iter().map(|r| r.metrics).collect::<Vec<_>>());
+    let mut cats: BTreeMap<String, Vec<Metrics>> = BTreeMap::new();
+    let mut langs: BTreeMap<String, Vec<Metrics>> = BTreeMap::new();
+    for r in &repos {
+        for (c, m) in &r.by_category {
+            cats.entry(c.clone()).or_default().push(*m);
+        }
+        langs.entry(r.language.clone()).or_default().push(r.metrics);
+    }
+    let index_times: Vec<f64> = repos.iter().filter_map(|r| r.index_ms).collect();
+    let latencies: Vec<f64> = queries.iter().map(|q| q.latency_ms).collect();
+    let zero = queries.iter().filter(|q| q.results.is_empty()).count();
+    EvalReport {
+        overall,
+        by_category: cats.into_iter().map(|(c, v)| (c, Metrics::of_repos(&v))).collect(),
+        by_language: langs.into_iter().map(|(l, v)| (l, Metrics::of_repos(&v))).collect(),
+        index_ms_median: (!index_times.is_empty()).then(|| quantile(&index_times, 0.5)),
+        latency_p50_ms: quantile(&latencies, 0.5),
+        latency_p95_ms: quantile(&latencies, 0.95),
+        zero_result_rate: zero as f64 / queries.len().max(1) as f64,
+        repos,
+        missing_checkouts: missing,
+        queries,
+    }
+}
+
+/// Human rendering of a report.
+pub fn render(report: &EvalReport) -> String {
+    let mut out = String::new();
+    let row = |out: &mut String, name: &str, m: &Metrics| {
+        let _ = writeln!(
+            out,
+            "  {name:<14} {:>6.3} {:>6.3} {:>6.3} {:>5}",
+            m.ndcg, m.mrr, m.recall, m.queries
+        );
+    };
+    let header = |out: &mut String, title: &str| {
+        let _ = writeln!(
+            out,
+            "{title}\n  {:<14} {:>6} {:>6} {:>6} {:>5}",
+            "", "ndcg", "mrr", "recall", "n"
+        );
+    };
+    header(&mut out, "overall (mean over repositories)");
+    row(&mut out, "all", &report.overall);
+    header(&mut out, "by category");
+    for (c, m) in &report.by_category {
+        row(&mut out, c, m);
+    }
+    header(&mut out, "by language");
+    for (l, m) in &report.by_language {
+        row(&mut out, l, m);
+    }
+    let _ = writeln!(
+        out,
+        "latency: p50 {:.2} ms, p95 {:.2} ms",
+        report.latency_p50_ms, report.latency_p95_ms
+    );
+    if let Some(ms) = report.index_ms_median {
+        let _ = writeln!(out, "index time: median {ms:.0} ms per repository");
+    }
+    let _ = writeln!(out, "queries with no result: {:.1}%", report.zero_result_rate * 100.0);
+    if !report.missing_checkouts.is_empty() {
+        let _ =
+            writeln!(out, "missing checkouts (left out): {}", report.missing_checkouts.join(", "));
+    }
+    out
+}

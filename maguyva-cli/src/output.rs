@@ -1,0 +1,240 @@
+//! Human-readable output in the style of ripgrep: `path:start-end`, a score,
+//! and the few lines of the fragment that best match the query, with colour
+//! only on a terminal.
+
+use crate::engine::{BuildReport, SearchResponse, SearchResult};
+use maguyva_core::MatchMode;
+use maguyva_core::tokens::{for_each_token, words};
+use std::collections::{BTreeMap, HashSet};
+use std::fmt::Write;
+
+/// Lines of each result shown in human output.
+const SNIPPET_LINES: usize = 3;
+
+/// ANSI styling, or none.
+#[derive(Debug, Clone, Copy)]
+pub struct Style {
+    color: bool,
+}
+
+impl Style {
+    /// Colour on or off.
+    pub fn new(color: bool) -> Style {
+        Style { color }
+    }
+
+    fn paint(&self, code: &str, text: &str) -> String {
+        if self.color { format!("\x1b[{code}m{text}\x1b[0m") } else { text.to_string() }
+    }
+}
+
+/// How matched text is found for highlighting.
+#[derive(Debug)]
+pub enum Highlighter {
+    /// Words sharing a token with the query.
+    Tokens(HashSet<String>),
+    /// A regular expression's matches (also used for literals).
+    Pattern(regex::Regex),
+}
+
+impl Highlighter {
+    /// The highlighter for a query text and mode.
+    pub fn new(text: &str, mode: MatchMode, case_insensitive: bool) -> Highlighter {
+        let pattern = match mode {
+            MatchMode::Keyword => {
+                let mut set = HashSet::new();
+                for_each_token(text, |t| {
+                    set.insert(t.to_string());
+                });
+                return Highlighter::Tokens(set);
+            }
+            MatchMode::Literal => regex::escape(text),
+            MatchMode::Regex => text.to_string(),
+        };
+        match regex::RegexBuilder::new(&pattern).case_insensitive(case_insensitive).build() {
+            Ok(re) => Highlighter::Pattern(re),
+            Err(_) => Highlighter::Tokens(HashSet::new()),
+        }
+    }
+
+    /// Byte ranges of `line` to highlight.
+    fn ranges(&self, line: &str) -> Vec<(usize, usize)> {
+        match self {
+            Highlighter::Pattern(re) => re.find_iter(line).map(|m| (m.start(), m.end())).collect(),
+            Highlighter::Tokens(set) => {
+                let base = line.as_ptr() as usize;
+                words(line)
+                    .filter(|w| {
+                        let mut hit = false;
+                        for_each_token(w, |t| hit |= set.contains(t));
+                        hit
+                    })
+                    .map(|w| {
+                        let start = w.as_ptr() as usize - base;
+                        (start, start + w.len())
+                    })
+                    .collect()
+            }
+        }
+    }
+}
+
+/// The lines of a result to show: those with the most highlighted words,
+/// in file order; the first lines when nothing is highlighted.
+fn best_lines<'a>(result: &'a SearchResult, hl: &Highlighter) -> Vec<(u32, &'a str)> {
+    let lines: Vec<(u32, &str)> = result
+        .snippet
+        .lines()
+        .enumerate()
+        .map(|(i, l)| (result.start_line + i as u32, l))
+        .collect();
+    let mut scored: Vec<(usize, usize)> =
+        lines.iter().enumerate().map(|(i, (_, l))| (hl.ranges(l).len(), i)).collect();
+    scored.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    let mut picked: Vec<usize> = if scored.first().is_some_and(|s| s.0 > 0) {
+        scored.iter().filter(|s| s.0 > 0).take(SNIPPET_LINES).map(|s| s.1).collect()
+    } else {
+        (0..lines.len()).filter(|&i| !lines[i].1.trim().is_empty()).take(SNIPPET_LINES).collect()
+    };
+    picked.sort_unstable();
+    picked.into_iter().map(|i| lines[i]).collect()
+}
+
+/// Human rendering of a search response.
+pub fn render_search(resp: &SearchResponse, hl: &Highlighter, style: Style) -> String {
+    let mut out = String::new();
+    for r in &resp.results {
+        let _ = writeln!(
+            out,
+            "{}:{}  {}",
+            style.paint("35", &r.path),
+            style.paint("32", &format!("{}-{}", r.start_line, r.end_line)),
+            style.paint("2", &format!("score {:.3}", r.score)),
+        );
+        for (n, line) in best_lines(r, hl) {
+            let line = truncate(line.trim_end(), 200);
+            let mut painted = String::new();
+            let mut at = 0;
+            for (a, b) in hl.ranges(line) {
+                if a < at || b > line.len() {
+                    continue;
+                }
+                painted.push_str(&line[at..a]);
+                painted.push_str(&style.paint("1;31", &line[a..b]));
+                at = b;
+            }
+            painted.push_str(&line[at..]);
+            let _ = writeln!(out, "{}: {}", style.paint("32", &format!("{n:>6}")), painted);
+        }
+        out.push('\n');
+    }
+    out
+}
+
+fn truncate(s: &str, max_chars: usize) -> &str {
+    match s.char_indices().nth(max_chars) {
+        Some((i, _)) => &s[..i],
+        None => s,
+    }
+}
+
+/// Human summary of an index build.
+pub fn render_build(report: &BuildReport) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "indexed {} files ({}) into {} fragments in {:.2} s",
+        report.files,
+        human_bytes(report.bytes),
+        report.fragments,
+        report.total_ms / 1000.0
+    );
+    if !report.skipped.is_empty() {
+        let mut by_reason: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+        for s in &report.skipped {
+            by_reason.entry(s.reason.label()).or_default().push(&s.path);
+        }
+        let counts: Vec<String> =
+            by_reason.iter().map(|(r, p)| format!("{} {r}", p.len())).collect();
+        let _ = writeln!(out, "skipped {} files: {}", report.skipped.len(), counts.join(", "));
+        for (reason, paths) in &by_reason {
+            let shown: Vec<&str> = paths.iter().take(5).copied().collect();
+            let more = if paths.len() > 5 {
+                format!(" and {} more", paths.len() - 5)
+            } else {
+                String::new()
+            };
+            let _ = writeln!(out, "  {reason}: {}{more}", shown.join(", "));
+        }
+    }
+    if report.lossy_files > 0 {
+        let _ =
+            writeln!(out, "{} files had invalid UTF-8, replaced with U+FFFD", report.lossy_files);
+    }
+    let stages: Vec<String> =
+        report.stages_ms.iter().map(|(n, ms)| format!("{n} {ms:.0} ms")).collect();
+    let _ = writeln!(out, "stages: {}", stages.join(", "));
+    let _ = writeln!(out, "index: {}", report.index);
+    out
+}
+
+/// `1536` as `1.5 KiB`.
+pub fn human_bytes(bytes: u64) -> String {
+    const UNITS: [&str; 4] = ["B", "KiB", "MiB", "GiB"];
+    let mut v = bytes as f64;
+    let mut unit = 0;
+    while v >= 1024.0 && unit < UNITS.len() - 1 {
+        v /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 { format!("{bytes} B") } else { format!("{v:.1} {}", UNITS[unit]) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn result(snippet: &str) -> SearchResult {
+        SearchResult {
+            path: "a.rs".into(),
+            start_line: 10,
+            end_line: 10 + snippet.lines().count() as u32 - 1,
+            score: 1.0,
+            snippet: snippet.into(),
+            ranks: BTreeMap::new(),
+        }
+    }
+
+    #[test]
+    fn best_lines_prefer_matches_in_file_order() {
+        let r = result("fn a() {}\nlet config = 1;\n\nparse_config(config);\nother();");
+        let hl = Highlighter::new("parse config", MatchMode::Keyword, false);
+        let lines = best_lines(&r, &hl);
+        assert_eq!(lines, vec![(11, "let config = 1;"), (13, "parse_config(config);")]);
+    }
+
+    #[test]
+    fn rendering_without_colour_is_plain() {
+        let resp = SearchResponse {
+            query: "x".into(),
+            intent: None,
+            confidence: None,
+            fusion_strategy: None,
+            modalities: vec![],
+            timings_ms: BTreeMap::new(),
+            results: vec![result("let ECONNREFUSED = 1;")],
+        };
+        let hl = Highlighter::new("ECONNREFUSED", MatchMode::Literal, false);
+        let text = render_search(&resp, &hl, Style::new(false));
+        assert_eq!(text, "a.rs:10-10  score 1.000\n    10: let ECONNREFUSED = 1;\n\n");
+        let colored = render_search(&resp, &hl, Style::new(true));
+        assert!(colored.contains("\x1b[1;31mECONNREFUSED\x1b[0m"));
+    }
+
+    #[test]
+    fn bytes_are_humane() {
+        assert_eq!(human_bytes(512), "512 B");
+        assert_eq!(human_bytes(1536), "1.5 KiB");
+        assert_eq!(human_bytes(3 << 20), "3.0 MiB");
+    }
+}

@@ -1,0 +1,69 @@
+//! From text to index terms: code-aware tokens, optionally stemmed, so that
+//! `sections`, `parsing` and `handles` meet `section`, `parse` and `handle`.
+
+use maguyva_core::tokens::for_each_token;
+use rust_stemmers::{Algorithm, Stemmer};
+use serde::{Deserialize, Serialize};
+
+/// How text becomes terms. Documents and queries must use the same analyzer,
+/// so it is stored with the index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Analyzer {
+    /// Reduce words to their English stem (Snowball/Porter2).
+    pub stem: bool,
+}
+
+impl Default for Analyzer {
+    fn default() -> Self {
+        Analyzer { stem: true }
+    }
+}
+
+impl Analyzer {
+    /// Calls `f` with every term of `text`, in order.
+    pub fn for_each_term(&self, text: &str, mut f: impl FnMut(&str)) {
+        if self.stem {
+            let stemmer = Stemmer::create(Algorithm::English);
+            for_each_token(text, |t| {
+                // Digits and very short tokens stem to themselves.
+                if t.len() <= 3 || t.bytes().all(|b| b.is_ascii_digit()) {
+                    f(t)
+                } else {
+                    f(&stemmer.stem(t))
+                }
+            });
+        } else {
+            for_each_token(text, f);
+        }
+    }
+
+    /// The distinct terms of `text` with their counts, in first-seen order.
+    pub fn query_terms(&self, text: &str) -> Vec<(String, u32)> {
+        let mut out: Vec<(String, u32)> = Vec::new();
+        self.for_each_term(text, |t| match out.iter_mut().find(|(s, _)| s == t) {
+            Some((_, c)) => *c += 1,
+            None => out.push((t.to_string(), 1)),
+        });
+        out
+    }
+
+    /// A short identity for the manifest.
+    pub fn identity(&self) -> &'static str {
+        if self.stem { "tokens+porter2" } else { "tokens" }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stemming_conflates_word_forms() {
+        let a = Analyzer { stem: true };
+        assert_eq!(a.query_terms("sections section"), vec![("section".to_string(), 2)]);
+        assert_eq!(a.query_terms("parsing parsed"), vec![("pars".to_string(), 2)]);
+        let plain = Analyzer { stem: false };
+        assert_eq!(plain.query_terms("sections").len(), 1);
+        assert_eq!(plain.query_terms("sections")[0].0, "sections");
+    }
+}

@@ -1,0 +1,325 @@
+//! BM25 over code-aware tokens. Documents are fragments; the term dictionary
+//! is an fst map from token to term ordinal; each term's posting list is a
+//! run of LEB128 pairs (chunk delta, term frequency). Format: `doc/format/text.md`.
+
+use crate::analyzer::Analyzer;
+use crate::error::{Error, Result};
+use crate::varint;
+use maguyva_core::ChunkId;
+use rayon::prelude::*;
+use rustc_hash::FxHashMap;
+use serde::{Deserialize, Serialize};
+
+/// BM25's term-frequency saturation, the customary value.
+pub const DEFAULT_K1: f32 = 1.2;
+/// BM25's length normalisation, the customary value.
+pub const DEFAULT_B: f32 = 0.75;
+
+/// Parameters of the BM25 scorer.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Bm25Params {
+    /// Term-frequency saturation.
+    pub k1: f32,
+    /// Length normalisation, 0 (none) to 1 (full).
+    pub b: f32,
+}
+
+impl Default for Bm25Params {
+    fn default() -> Self {
+        Bm25Params { k1: DEFAULT_K1, b: DEFAULT_B }
+    }
+}
+
+/// The stored form of a [`Bm25Index`].
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub(crate) struct Bm25Parts {
+    analyzer: Analyzer,
+    terms: Vec<u8>,
+    offsets: Vec<u64>,
+    df: Vec<u32>,
+    blob: Vec<u8>,
+    doc_len: Vec<u32>,
+}
+
+/// An inverted index of fragments for BM25 ranking.
+#[derive(Clone)]
+pub struct Bm25Index {
+    terms: fst::Map<Vec<u8>>,
+    parts: Bm25Parts,
+    avg_len: f32,
+}
+
+impl std::fmt::Debug for Bm25Index {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Bm25Index")
+            .field("terms", &self.terms.len())
+            .field("documents", &self.parts.doc_len.len())
+            .finish()
+    }
+}
+
+/// One scored document.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Scored {
+    /// The fragment.
+    pub chunk: ChunkId,
+    /// Its BM25 score.
+    pub score: f32,
+}
+
+impl Bm25Index {
+    /// Indexes documents; document `i` becomes chunk `i`.
+    pub fn build<S: AsRef<str> + Sync>(docs: &[S], analyzer: Analyzer) -> Result<Bm25Index> {
+        // Each rayon group of documents builds its own postings with one hash
+        // lookup per token; the groups are then merged. Documents are visited
+        // in order within a group, so a term's last posting is the current
+        // document's when it already occurred there.
+        type Postings = FxHashMap<String, Vec<(u32, u32)>>;
+        const GROUP: usize = 256;
+        let groups: Vec<(Postings, Vec<u32>)> = docs
+            .par_chunks(GROUP)
+            .enumerate()
+            .map(|(g, chunk)| {
+                let mut postings: Postings = FxHashMap::default();
+                let mut lens = Vec::with_capacity(chunk.len());
+                for (i, d) in chunk.iter().enumerate() {
+                    let doc = (g * GROUP + i) as u32;
+                    let mut len = 0u32;
+                    analyzer.for_each_term(d.as_ref(), |t| {
+                        len += 1;
+                        let list = match postings.get_mut(t) {
+                            Some(l) => l,
+                            None => postings.entry(t.to_string()).or_default(),
+                        };
+                        match list.last_mut() {
+                            Some((d, tf)) if *d == doc => *tf += 1,
+                            _ => list.push((doc, 1)),
+                        }
+                    });
+                    lens.push(len);
+                }
+                (postings, lens)
+            })
+            .collect();
+        let mut postings: Postings = FxHashMap::default();
+        let mut doc_len = Vec::with_capacity(docs.len());
+        for (group, lens) in groups {
+            doc_len.extend(lens);
+            for (term, list) in group {
+                match postings.get_mut(&term) {
+                    Some(l) => l.extend(list),
+                    None => {
+                        postings.insert(term, list);
+                    }
+                }
+            }
+        }
+        let mut terms: Vec<(String, Vec<(u32, u32)>)> = postings.into_iter().collect();
+        terms.par_sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        let mut builder = fst::MapBuilder::memory();
+        let mut offsets = Vec::with_capacity(terms.len() + 1);
+        let mut df = Vec::with_capacity(terms.len());
+        let mut blob = Vec::new();
+        for (ord, (term, list)) in terms.into_iter().enumerate() {
+            builder.insert(term.as_bytes(), ord as u64)?;
+            offsets.push(blob.len() as u64);
+            df.push(list.len() as u32);
+            let mut prev = 0u32;
+            for (d, tf) in list {
+                varint::push(&mut blob, u64::from(d - prev));
+                varint::push(&mut blob, u64::from(tf));
+                prev = d;
+            }
+        }
+        offsets.push(blob.len() as u64);
+        let parts =
+            Bm25Parts { analyzer, terms: builder.into_inner()?, offsets, df, blob, doc_len };
+        Bm25Index::from_parts(parts)
+    }
+
+    pub(crate) fn from_parts(parts: Bm25Parts) -> Result<Bm25Index> {
+        let terms = fst::Map::new(parts.terms.clone())?;
+        let n = terms.len();
+        if parts.offsets.len() != n + 1 || parts.df.len() != n {
+            return Err(Error::DamagedPostings(0));
+        }
+        let total: u64 = parts.doc_len.iter().map(|&l| u64::from(l)).sum();
+        let avg_len =
+            if parts.doc_len.is_empty() { 1.0 } else { total as f32 / parts.doc_len.len() as f32 };
+        Ok(Bm25Index { terms, parts, avg_len: avg_len.max(1.0) })
+    }
+
+    pub(crate) fn parts(&self) -> &Bm25Parts {
+        &self.parts
+    }
+
+    /// Number of documents.
+    pub fn document_count(&self) -> usize {
+        self.parts.doc_len.len()
+    }
+
+    /// Number of distinct terms.
+    pub fn term_count(&self) -> usize {
+        self.terms.len()
+    }
+
+    /// Token length of a document.
+    pub fn document_len(&self, chunk: ChunkId) -> u32 {
+        self.parts.doc_len.get(chunk.index()).copied().unwrap_or(0)
+    }
+
+    /// Number of documents containing `term` (already a token).
+    pub fn document_frequency(&self, term: &str) -> u32 {
+        self.terms.get(term).and_then(|o| self.parts.df.get(o as usize).copied()).unwrap_or(0)
+    }
+
+    /// Inverse document frequency of a term (the BM25 form, never negative).
+    pub fn idf(&self, term: &str) -> f32 {
+        let n = self.document_count() as f32;
+        let df = self.document_frequency(term) as f32;
+        (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
+    }
+
+    /// Calls `f(chunk, tf)` for every document containing `term`.
+    pub fn for_each_posting(&self, term: &str, mut f: impl FnMut(ChunkId, u32)) -> Result<()> {
+        let Some(ord) = self.terms.get(term) else { return Ok(()) };
+        let ord = ord as usize;
+        let (a, b) = match (self.parts.offsets.get(ord), self.parts.offsets.get(ord + 1)) {
+            (Some(&a), Some(&b)) if a <= b && b as usize <= self.parts.blob.len() => {
+                (a as usize, b as usize)
+            }
+            _ => return Err(Error::DamagedPostings(ord as u64)),
+        };
+        let bytes = &self.parts.blob[a..b];
+        let mut pos = 0;
+        let mut doc = 0u64;
+        while pos < bytes.len() {
+            let (Some(delta), Some(tf)) =
+                (varint::read(bytes, &mut pos), varint::read(bytes, &mut pos))
+            else {
+                return Err(Error::DamagedPostings(ord as u64));
+            };
+            doc += delta;
+            if doc as usize >= self.parts.doc_len.len() {
+                return Err(Error::DamagedPostings(ord as u64));
+            }
+            f(ChunkId(doc as u32), tf as u32);
+        }
+        Ok(())
+    }
+
+    /// The analyzer documents were indexed with (queries must use it too).
+    pub fn analyzer(&self) -> Analyzer {
+        self.parts.analyzer
+    }
+
+    /// The distinct terms of a query text with their counts.
+    pub fn query_terms(&self, text: &str) -> Vec<(String, u32)> {
+        self.parts.analyzer.query_terms(text)
+    }
+
+    /// BM25 scores of every document for weighted query terms, as a dense
+    /// array indexed by chunk (0 where no term matched).
+    pub fn score_all(&self, terms: &[(String, f32)], params: Bm25Params) -> Result<Vec<f32>> {
+        let mut scores = vec![0f32; self.document_count()];
+        for (term, weight) in terms {
+            let idf = self.idf(term) * weight;
+            if idf <= 0.0 {
+                continue;
+            }
+            self.for_each_posting(term, |chunk, tf| {
+                let tf = tf as f32;
+                let len = self.parts.doc_len[chunk.index()] as f32;
+                let norm = params.k1 * (1.0 - params.b + params.b * len / self.avg_len);
+                scores[chunk.index()] += idf * tf * (params.k1 + 1.0) / (tf + norm);
+            })?;
+        }
+        Ok(scores)
+    }
+
+    /// The best `limit` documents for a query text.
+    pub fn search(&self, text: &str, params: Bm25Params, limit: usize) -> Result<Vec<Scored>> {
+        let terms: Vec<(String, f32)> =
+            self.query_terms(text).into_iter().map(|(t, c)| (t, c as f32)).collect();
+        let scores = self.score_all(&terms, params)?;
+        Ok(top_k(&scores, limit))
+    }
+}
+
+/// The `limit` highest positive entries of a dense score array, best first;
+/// ties keep chunk order.
+pub fn top_k(scores: &[f32], limit: usize) -> Vec<Scored> {
+    let mut hits: Vec<Scored> = scores
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| **s > 0.0)
+        .map(|(i, &score)| Scored { chunk: ChunkId(i as u32), score })
+        .collect();
+    let cmp = |a: &Scored, b: &Scored| b.score.total_cmp(&a.score).then(a.chunk.cmp(&b.chunk));
+    if hits.len() > limit && limit > 0 {
+        hits.select_nth_unstable_by(limit - 1, cmp);
+        hits.truncate(limit);
+    }
+    hits.sort_by(cmp);
+    hits.truncate(limit);
+    hits
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn index() -> Bm25Index {
+        Bm25Index::build(
+            &[
+                "fn parse_config(path: &Path) -> Config { read(path) }",
+                "fn main() { let cfg = parseConfig(); run(cfg) }",
+                "struct Server { port: u16 } impl Server { fn start() {} }",
+                "// unrelated words about cooking recipes",
+            ],
+            Analyzer { stem: false },
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn ranks_matching_documents_first() {
+        let idx = index();
+        let hits = idx.search("parse config", Bm25Params::default(), 10).unwrap();
+        let ids: Vec<u32> = hits.iter().map(|h| h.chunk.0).collect();
+        assert_eq!(ids.len(), 2);
+        assert!(ids.contains(&0) && ids.contains(&1));
+        let hits = idx.search("server start", Bm25Params::default(), 10).unwrap();
+        assert_eq!(hits[0].chunk, ChunkId(2));
+        assert!(idx.search("zebra", Bm25Params::default(), 10).unwrap().is_empty());
+    }
+
+    #[test]
+    fn whole_identifier_unifies_naming_conventions() {
+        let idx = index();
+        assert_eq!(idx.document_frequency("parseconfig"), 2);
+        assert_eq!(idx.document_frequency("config"), 2);
+        let hits = idx.search("ParseConfig", Bm25Params::default(), 10).unwrap();
+        let mut ids: Vec<u32> = hits.iter().map(|h| h.chunk.0).collect();
+        ids.sort();
+        assert_eq!(ids, vec![0, 1]);
+    }
+
+    #[test]
+    fn round_trips_through_parts() {
+        let idx = index();
+        let again = Bm25Index::from_parts(idx.parts().clone()).unwrap();
+        let a = idx.search("server", Bm25Params::default(), 5).unwrap();
+        let b = again.search("server", Bm25Params::default(), 5).unwrap();
+        assert_eq!(a, b);
+    }
+
+    #[test]
+    fn top_k_orders_and_truncates() {
+        let s = [0.0, 3.0, 1.0, 3.0, 2.0];
+        let ids: Vec<u32> = top_k(&s, 3).iter().map(|h| h.chunk.0).collect();
+        assert_eq!(ids, vec![1, 3, 4]);
+        assert!(top_k(&s, 0).is_empty());
+    }
+}

@@ -1,0 +1,468 @@
+//! The text modality's index: trigram postings for literals and regexes, and
+//! BM25 for keyword queries, over the fragments shared by all modalities.
+
+use crate::analyzer::Analyzer;
+use crate::bm25::top_k;
+use crate::bm25::{Bm25Index, Bm25Params, Bm25Parts};
+use crate::error::{Error, Result};
+use crate::plan::{TrigramQuery, plan};
+use crate::postings::TrigramPostings;
+use crate::trigram;
+use maguyva_core::store::{self, FormatVersion};
+use maguyva_core::{
+    ChunkId, ContentStore, FileId, FragmentTable, Hit, LineSpan, MatchMode, Modality, Query,
+    Retriever, sort_hits,
+};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+use std::sync::Arc;
+
+/// The text index's file inside a generation folder.
+pub const TEXT_FILE: &str = "text.mgv";
+
+/// Text index format. Changelog: v1 initial (trigram postings, BM25 with an fst
+/// term dictionary); v2 stored analyzer and a BM25 field over file paths.
+pub const TEXT_FORMAT: FormatVersion = FormatVersion { kind: *b"TEXT", current: 2, oldest: 2 };
+
+/// How much a match in the file's path counts against a match in the
+/// fragment's text; set by measurement on the development benchmark.
+pub const DEFAULT_PATH_WEIGHT: f32 = 1.0;
+
+/// Query-time settings of keyword ranking.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct KeywordParams {
+    /// BM25 parameters.
+    pub bm25: Bm25Params,
+    /// Weight of the path field's BM25 score, added to every fragment of the file.
+    pub path_weight: f32,
+}
+
+impl Default for KeywordParams {
+    fn default() -> Self {
+        KeywordParams { bm25: Bm25Params::default(), path_weight: DEFAULT_PATH_WEIGHT }
+    }
+}
+
+/// Matches counted per file before counting stops; ranking only needs to
+/// know that a file matches often.
+const MAX_MATCHES_PER_FILE: usize = 10_000;
+
+/// Compiled regexes larger than this are refused (the `regex` crate's
+/// guard against patterns that explode).
+const REGEX_SIZE_LIMIT: usize = 16 << 20;
+
+/// Builds a [`TextIndex`].
+#[derive(Debug, Clone, Default)]
+pub struct TextIndexBuilder {
+    analyzer: Analyzer,
+}
+
+impl TextIndexBuilder {
+    /// A builder with default settings.
+    pub fn new() -> TextIndexBuilder {
+        TextIndexBuilder::default()
+    }
+
+    /// Uses another analyzer for BM25 terms.
+    pub fn analyzer(&mut self, analyzer: Analyzer) -> &mut TextIndexBuilder {
+        self.analyzer = analyzer;
+        self
+    }
+
+    /// Indexes the files of `content`, split into `fragments`.
+    /// `paths[f]` is file `f`'s path, indexed as a field of its own.
+    pub fn build(
+        &self,
+        content: &ContentStore,
+        fragments: &FragmentTable,
+        paths: &[&str],
+    ) -> Result<TextIndex> {
+        let texts: Vec<&str> = (0..content.len()).map(|f| content.text(FileId(f as u32))).collect();
+        let trigrams = TrigramPostings::build(&texts);
+        let docs: Vec<&str> = fragments.iter().map(|(_, f)| content.fragment_text(f)).collect();
+        let bm25 = Bm25Index::build(&docs, self.analyzer)?;
+        let paths = Bm25Index::build(paths, self.analyzer)?;
+        Ok(TextIndex { trigrams, bm25, paths })
+    }
+}
+
+/// Trigram postings and BM25 over one corpus.
+#[derive(Debug, Clone)]
+pub struct TextIndex {
+    trigrams: TrigramPostings,
+    bm25: Bm25Index,
+    paths: Bm25Index,
+}
+
+#[derive(Serialize, Deserialize)]
+struct Stored {
+    trigrams: TrigramPostings,
+    bm25: Bm25Parts,
+    paths: Bm25Parts,
+}
+
+impl TextIndex {
+    /// The BM25 part.
+    pub fn bm25(&self) -> &Bm25Index {
+        &self.bm25
+    }
+
+    /// The trigram part.
+    pub fn trigrams(&self) -> &TrigramPostings {
+        &self.trigrams
+    }
+
+    /// Writes the index into a generation folder.
+    pub fn save(&self, gen_dir: &Path) -> Result<()> {
+        let stored = StoredRef {
+            trigrams: &self.trigrams,
+            bm25: self.bm25.parts(),
+            paths: self.paths.parts(),
+        };
+        Ok(store::save(&gen_dir.join(TEXT_FILE), TEXT_FORMAT, "text index", &stored)?)
+    }
+
+    /// Reads the index of a generation folder and checks it against the
+    /// corpus it must describe.
+    pub fn load(gen_dir: &Path, files: usize, fragments: usize) -> Result<TextIndex> {
+        let path = gen_dir.join(TEXT_FILE);
+        let stored: Stored = store::load(&path, TEXT_FORMAT)?;
+        let corrupt = |why: &str| Error::Core(maguyva_core::Error::corrupt(&path, why));
+        if !stored.trigrams.is_consistent() || stored.trigrams.file_count() as usize != files {
+            return Err(corrupt("trigram postings do not match the manifest"));
+        }
+        let bm25 =
+            Bm25Index::from_parts(stored.bm25).map_err(|_| corrupt("damaged term dictionary"))?;
+        if bm25.document_count() != fragments {
+            return Err(corrupt("BM25 documents do not match the fragments"));
+        }
+        let paths =
+            Bm25Index::from_parts(stored.paths).map_err(|_| corrupt("damaged path field"))?;
+        if paths.document_count() != files {
+            return Err(corrupt("path field does not match the files"));
+        }
+        Ok(TextIndex { trigrams: stored.trigrams, bm25, paths })
+    }
+
+    /// Fragments containing `literal`, verified against the text; most
+    /// occurrences first.
+    pub fn literal(
+        &self,
+        content: &ContentStore,
+        fragments: &FragmentTable,
+        literal: &str,
+        case_insensitive: bool,
+        limit: usize,
+    ) -> Result<Vec<Hit>> {
+        if case_insensitive {
+            let pattern = regex::escape(literal);
+            let re = compile(&pattern, true)?;
+            let query =
+                TrigramQuery::and_of(trigram::required_case_insensitive(literal.as_bytes()));
+            self.matching(content, fragments, &query, limit, |text, out| {
+                out.extend(
+                    re.find_iter(text).take(MAX_MATCHES_PER_FILE).map(|m| (m.start(), m.end())),
+                );
+            })
+        } else {
+            let finder = memchr::memmem::Finder::new(literal.as_bytes());
+            let query = TrigramQuery::and_of(trigram::required_case_sensitive(literal.as_bytes()));
+            let n = literal.len();
+            self.matching(content, fragments, &query, limit, |text, out| {
+                out.extend(
+                    finder
+                        .find_iter(text.as_bytes())
+                        .take(MAX_MATCHES_PER_FILE)
+                        .map(|s| (s, s + n)),
+                );
+            })
+        }
+    }
+
+    /// Fragments matching a regular expression; most matches first. The
+    /// pattern's required trigrams narrow the files that are scanned.
+    pub fn regex(
+        &self,
+        content: &ContentStore,
+        fragments: &FragmentTable,
+        pattern: &str,
+        case_insensitive: bool,
+        limit: usize,
+    ) -> Result<Vec<Hit>> {
+        let re = compile(pattern, case_insensitive)?;
+        let hir = regex_syntax::ParserBuilder::new()
+            .case_insensitive(case_insensitive)
+            .build()
+            .parse(pattern)
+            .map_err(|e| Error::InvalidRegex(e.to_string()))?;
+        let query = plan(&hir);
+        self.matching(content, fragments, &query, limit, |text, out| {
+            out.extend(re.find_iter(text).take(MAX_MATCHES_PER_FILE).map(|m| (m.start(), m.end())));
+        })
+    }
+
+    fn matching(
+        &self,
+        content: &ContentStore,
+        fragments: &FragmentTable,
+        query: &TrigramQuery,
+        limit: usize,
+        find: impl Fn(&str, &mut Vec<(usize, usize)>) + Sync,
+    ) -> Result<Vec<Hit>> {
+        let candidates: Vec<u32> =
+            self.trigrams.candidates(query).ok_or(Error::DamagedPostings(0))?.iter().collect();
+        let mut hits: Vec<Hit> = candidates
+            .par_iter()
+            .flat_map_iter(|&f| {
+                let file = FileId(f);
+                let text = content.text(file);
+                let mut found = Vec::new();
+                find(text, &mut found);
+                hits_for_matches(fragments, file, text, &found)
+            })
+            .collect();
+        sort_hits(&mut hits);
+        hits.truncate(limit);
+        Ok(hits)
+    }
+
+    /// The best `limit` fragments for a keyword query: BM25 over the
+    /// fragment's text plus the weighted BM25 of its file's path.
+    pub fn keyword(
+        &self,
+        fragments: &FragmentTable,
+        text: &str,
+        params: KeywordParams,
+        limit: usize,
+    ) -> Result<Vec<Hit>> {
+        let terms: Vec<(String, f32)> =
+            self.bm25.query_terms(text).into_iter().map(|(t, c)| (t, c as f32)).collect();
+        let mut scores = self.bm25.score_all(&terms, params.bm25)?;
+        if params.path_weight > 0.0 {
+            let by_file = self.paths.score_all(&terms, params.bm25)?;
+            if by_file.iter().any(|&s| s > 0.0) {
+                for (chunk, frag) in fragments.iter() {
+                    if let (Some(s), Some(p)) =
+                        (scores.get_mut(chunk.index()), by_file.get(frag.file.index()))
+                    {
+                        *s += params.path_weight * p;
+                    }
+                }
+            }
+        }
+        Ok(top_k(&scores, limit)
+            .into_iter()
+            .filter_map(|s| {
+                let f = fragments.try_get(s.chunk)?;
+                Some(Hit { chunk: s.chunk, file: f.file, lines: f.lines, score: s.score })
+            })
+            .collect())
+    }
+}
+
+#[derive(Serialize)]
+struct StoredRef<'a> {
+    trigrams: &'a TrigramPostings,
+    bm25: &'a Bm25Parts,
+    paths: &'a Bm25Parts,
+}
+
+impl TrigramQuery {
+    fn and_of(grams: Vec<u32>) -> TrigramQuery {
+        match grams.len() {
+            0 => TrigramQuery::All,
+            _ => TrigramQuery::And(grams.into_iter().map(TrigramQuery::Trigram).collect()),
+        }
+    }
+}
+
+fn compile(pattern: &str, case_insensitive: bool) -> Result<regex::Regex> {
+    regex::RegexBuilder::new(pattern)
+        .case_insensitive(case_insensitive)
+        .size_limit(REGEX_SIZE_LIMIT)
+        .build()
+        .map_err(|e| Error::InvalidRegex(e.to_string()))
+}
+
+/// Groups byte-range matches of one file by fragment: one hit per fragment,
+/// scored by its number of matches, spanning its matched lines.
+fn hits_for_matches(
+    fragments: &FragmentTable,
+    file: FileId,
+    text: &str,
+    matches: &[(usize, usize)],
+) -> Vec<Hit> {
+    let chunks: Vec<ChunkId> = fragments.of_file(file).collect();
+    let mut out: Vec<Hit> = Vec::new();
+    for &(start, end) in matches {
+        // The fragment whose byte range holds the match start.
+        let i = chunks.partition_point(|&c| fragments.get(c).end_byte as usize <= start);
+        let Some(&chunk) = chunks.get(i) else { continue };
+        let frag = fragments.get(chunk);
+        let line_of = |offset: usize| {
+            let from = (frag.start_byte as usize).min(offset);
+            let newlines = text.as_bytes()[from..offset.min(text.len())]
+                .iter()
+                .filter(|&&b| b == b'\n')
+                .count();
+            frag.lines.start() + newlines as u32
+        };
+        let first = line_of(start);
+        let last = line_of(end.saturating_sub(1).max(start)).min(frag.lines.end());
+        match out.last_mut() {
+            Some(h) if h.chunk == chunk => {
+                h.score += 1.0;
+                h.lines = LineSpan::new(h.lines.start(), last.max(h.lines.end()));
+            }
+            _ => out.push(Hit { chunk, file, lines: LineSpan::new(first, last), score: 1.0 }),
+        }
+    }
+    out
+}
+
+/// The text modality as a [`Retriever`]: keyword queries rank by BM25,
+/// literal and regex queries return verified matches.
+#[derive(Debug, Clone)]
+pub struct TextRetriever {
+    index: Arc<TextIndex>,
+    content: Arc<ContentStore>,
+    fragments: Arc<FragmentTable>,
+    params: KeywordParams,
+}
+
+impl TextRetriever {
+    /// A retriever over an index and the corpus it was built from.
+    pub fn new(
+        index: Arc<TextIndex>,
+        content: Arc<ContentStore>,
+        fragments: Arc<FragmentTable>,
+    ) -> Self {
+        TextRetriever { index, content, fragments, params: KeywordParams::default() }
+    }
+
+    /// Uses other keyword-ranking parameters.
+    pub fn with_params(mut self, params: KeywordParams) -> Self {
+        self.params = params;
+        self
+    }
+}
+
+impl Retriever for TextRetriever {
+    fn modality(&self) -> Modality {
+        Modality::Text
+    }
+
+    fn search(&self, query: &Query, limit: usize) -> maguyva_core::Result<Vec<Hit>> {
+        let (c, f) = (&*self.content, &*self.fragments);
+        let ci = query.is_case_insensitive();
+        Ok(match query.mode() {
+            MatchMode::Keyword => self.index.keyword(f, query.text(), self.params, limit)?,
+            MatchMode::Literal => self.index.literal(c, f, query.text(), ci, limit)?,
+            MatchMode::Regex => self.index.regex(c, f, query.text(), ci, limit)?,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use maguyva_core::LineChunker;
+    use proptest::prelude::*;
+
+    fn corpus(texts: &[&str]) -> (ContentStore, FragmentTable) {
+        let content = ContentStore::new(texts.iter().map(|s| s.to_string()).collect());
+        let chunker = LineChunker { window_lines: 3, max_bytes: 1 << 20 };
+        let spans = texts.iter().map(|t| chunker.chunk(t)).collect();
+        (content, FragmentTable::from_spans(spans))
+    }
+
+    fn paths(c: &ContentStore) -> Vec<&'static str> {
+        vec!["file"; c.len()]
+    }
+
+    fn files(hits: &[Hit]) -> Vec<u32> {
+        let mut v: Vec<u32> = hits.iter().map(|h| h.file.0).collect();
+        v.sort();
+        v.dedup();
+        v
+    }
+
+    #[test]
+    fn literal_hits_point_at_the_matching_lines() {
+        let (c, f) = corpus(&["a\nb\nc\nd\nlet x = ECONNREFUSED;\n", "nothing here\n"]);
+        let idx = TextIndexBuilder::new().build(&c, &f, &paths(&c)).unwrap();
+        let hits = idx.literal(&c, &f, "ECONNREFUSED", false, 10).unwrap();
+        assert_eq!(hits.len(), 1);
+        assert_eq!(hits[0].lines, LineSpan::line(5));
+        assert_eq!(hits[0].chunk, ChunkId(1));
+        assert!(idx.literal(&c, &f, "econnrefused", false, 10).unwrap().is_empty());
+        assert_eq!(idx.literal(&c, &f, "econnrefused", true, 10).unwrap().len(), 1);
+    }
+
+    #[test]
+    fn regex_search_and_errors() {
+        let (c, f) = corpus(&["fn parse_config() {}\n", "fn parse_args() {}\n", "struct X;\n"]);
+        let idx = TextIndexBuilder::new().build(&c, &f, &paths(&c)).unwrap();
+        let hits = idx.regex(&c, &f, r"fn parse_\w+", false, 10).unwrap();
+        assert_eq!(files(&hits), vec![0, 1]);
+        assert!(matches!(idx.regex(&c, &f, "(unclosed", false, 10), Err(Error::InvalidRegex(_))));
+    }
+
+    #[test]
+    fn save_load_and_reject_mismatch() {
+        let (c, f) = corpus(&["hello world\n", "second file\n"]);
+        let idx = TextIndexBuilder::new().build(&c, &f, &paths(&c)).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        idx.save(dir.path()).unwrap();
+        let again = TextIndex::load(dir.path(), 2, f.len()).unwrap();
+        assert_eq!(
+            again.keyword(&f, "hello", KeywordParams::default(), 5).unwrap(),
+            idx.keyword(&f, "hello", KeywordParams::default(), 5).unwrap()
+        );
+        assert!(TextIndex::load(dir.path(), 3, f.len()).is_err());
+    }
+
+    fn naive(texts: &[String], needle: &str, ci: bool) -> Vec<u32> {
+        let re =
+            regex::RegexBuilder::new(&regex::escape(needle)).case_insensitive(ci).build().unwrap();
+        texts.iter().enumerate().filter(|(_, t)| re.is_match(t)).map(|(i, _)| i as u32).collect()
+    }
+
+    proptest! {
+        /// The trigram prefilter never loses a match and verification never
+        /// reports a false one, in both case modes, including letters whose
+        /// Unicode case variants have other byte lengths.
+        #[test]
+        fn literal_search_equals_a_full_scan(
+            texts in proptest::collection::vec("[abkKsS\u{212A}\u{17F}é É\n]{0,40}", 1..8),
+            needle in "[abkKsS\u{212A}\u{17F}éÉ]{1,5}",
+            ci in any::<bool>(),
+        ) {
+            let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+            let (c, f) = corpus(&refs);
+            let idx = TextIndexBuilder::new().build(&c, &f, &paths(&c)).unwrap();
+            let hits = idx.literal(&c, &f, &needle, ci, usize::MAX).unwrap();
+            prop_assert_eq!(files(&hits), naive(&texts, &needle, ci));
+        }
+
+        #[test]
+        fn regex_search_equals_a_full_scan(
+            texts in proptest::collection::vec("[abcxyzK\u{212A}\n]{0,40}", 1..8),
+            pattern in prop_oneof![
+                Just("abc".to_string()), Just("a[bc]x".to_string()), Just("(ab|xy)z+".to_string()),
+                Just("k.c".to_string()), Just("abc|zz".to_string()), Just("x{2,}".to_string()),
+            ],
+            ci in any::<bool>(),
+        ) {
+            let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+            let (c, f) = corpus(&refs);
+            let idx = TextIndexBuilder::new().build(&c, &f, &paths(&c)).unwrap();
+            let hits = idx.regex(&c, &f, &pattern, ci, usize::MAX).unwrap();
+            let re = regex::RegexBuilder::new(&pattern).case_insensitive(ci).build().unwrap();
+            let expect: Vec<u32> = texts.iter().enumerate().filter(|(_, t)| re.is_match(t)).map(|(i, _)| i as u32).collect();
+            prop_assert_eq!(files(&hits), expect);
+        }
+    }
+}

@@ -1,0 +1,136 @@
+//! Trigram postings: for every trigram, the roaring bitmap of the files
+//! holding it. Bitmaps are stored serialized, back to back, and decoded only
+//! when a query needs them. Format: `doc/format/text.md`.
+
+use crate::plan::TrigramQuery;
+use crate::trigram;
+use rayon::prelude::*;
+use roaring::RoaringBitmap;
+use serde::{Deserialize, Serialize};
+
+/// Trigram → files postings.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TrigramPostings {
+    /// Sorted distinct trigrams.
+    keys: Vec<u32>,
+    /// `offsets[i]..offsets[i + 1]` is the bitmap of `keys[i]` in `blob`.
+    offsets: Vec<u32>,
+    blob: Vec<u8>,
+    files: u32,
+}
+
+impl TrigramPostings {
+    /// Indexes the trigrams of every text; text `i` is file `i`.
+    pub fn build<S: AsRef<str> + Sync>(texts: &[S]) -> TrigramPostings {
+        // (trigram, file) pairs sorted by trigram then file: each trigram's
+        // files form one sorted run, which builds its bitmap directly.
+        let mut pairs: Vec<u64> = texts
+            .par_iter()
+            .enumerate()
+            .flat_map_iter(|(file, t)| {
+                trigram::distinct(t.as_ref().as_bytes())
+                    .into_iter()
+                    .map(move |g| (u64::from(g) << 32) | file as u64)
+            })
+            .collect();
+        pairs.par_sort_unstable();
+        let mut keys = Vec::new();
+        let mut offsets = Vec::new();
+        let mut blob = Vec::new();
+        for run in pairs.chunk_by(|a, b| a >> 32 == b >> 32) {
+            keys.push((run[0] >> 32) as u32);
+            offsets.push(blob.len() as u32);
+            let bitmap =
+                RoaringBitmap::from_sorted_iter(run.iter().map(|p| *p as u32)).unwrap_or_default();
+            // Writing into a Vec cannot fail.
+            let _ = bitmap.serialize_into(&mut blob);
+        }
+        offsets.push(blob.len() as u32);
+        TrigramPostings { keys, offsets, blob, files: texts.len() as u32 }
+    }
+
+    /// Number of files indexed.
+    pub fn file_count(&self) -> u32 {
+        self.files
+    }
+
+    /// Number of distinct trigrams.
+    pub fn trigram_count(&self) -> usize {
+        self.keys.len()
+    }
+
+    /// Whether the stored arrays agree with each other.
+    pub fn is_consistent(&self) -> bool {
+        self.offsets.len() == self.keys.len() + 1
+            && self.keys.windows(2).all(|w| w[0] < w[1])
+            && self.offsets.windows(2).all(|w| w[0] <= w[1])
+            && self.offsets.last().is_some_and(|&o| o as usize == self.blob.len())
+    }
+
+    /// The files holding trigram `gram`; `None` if its bitmap is damaged.
+    pub fn files_with(&self, gram: u32) -> Option<RoaringBitmap> {
+        let Ok(i) = self.keys.binary_search(&gram) else {
+            return Some(RoaringBitmap::new());
+        };
+        let (a, b) = (*self.offsets.get(i)? as usize, *self.offsets.get(i + 1)? as usize);
+        RoaringBitmap::deserialize_from(self.blob.get(a..b)?).ok()
+    }
+
+    /// Every file.
+    pub fn all_files(&self) -> RoaringBitmap {
+        (0..self.files).collect()
+    }
+
+    /// The candidate files of a trigram query; `None` if a bitmap is damaged.
+    pub fn candidates(&self, query: &TrigramQuery) -> Option<RoaringBitmap> {
+        match query {
+            TrigramQuery::All => Some(self.all_files()),
+            TrigramQuery::Trigram(g) => self.files_with(*g),
+            TrigramQuery::And(parts) => {
+                // Rarest trigrams first would be ideal; intersecting stops
+                // early once the set is empty.
+                let mut acc: Option<RoaringBitmap> = None;
+                for p in parts {
+                    let next = self.candidates(p)?;
+                    acc = Some(match acc {
+                        None => next,
+                        Some(a) => a & next,
+                    });
+                    if acc.as_ref().is_some_and(RoaringBitmap::is_empty) {
+                        break;
+                    }
+                }
+                Some(acc.unwrap_or_else(|| self.all_files()))
+            }
+            TrigramQuery::Or(parts) => {
+                let mut acc = RoaringBitmap::new();
+                for p in parts {
+                    acc |= self.candidates(p)?;
+                }
+                Some(acc)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn candidates_follow_the_query() {
+        let p = TrigramPostings::build(&["hello world", "Help me", "nothing"]);
+        assert!(p.is_consistent());
+        let q = TrigramQuery::of_string(b"hel");
+        assert_eq!(p.candidates(&q).unwrap().iter().collect::<Vec<_>>(), vec![0, 1]);
+        let q = TrigramQuery::of_string(b"hello");
+        assert_eq!(p.candidates(&q).unwrap().iter().collect::<Vec<_>>(), vec![0]);
+        let q = TrigramQuery::Or(vec![
+            TrigramQuery::of_string(b"wor"),
+            TrigramQuery::of_string(b"thi"),
+        ]);
+        assert_eq!(p.candidates(&q).unwrap().iter().collect::<Vec<_>>(), vec![0, 2]);
+        assert_eq!(p.candidates(&TrigramQuery::All).unwrap().len(), 3);
+        assert!(p.candidates(&TrigramQuery::of_string(b"zzz")).unwrap().is_empty());
+    }
+}
