@@ -286,7 +286,9 @@ impl CorpusBuilder {
     }
 }
 
-fn canonical_root(root: &Path) -> Result<PathBuf> {
+/// Checks that `root` is a folder that can be walked and returns its
+/// canonical path; an [`Error::BadRoot`] otherwise.
+pub fn canonical_root(root: &Path) -> Result<PathBuf> {
     let meta = std::fs::metadata(root)
         .map_err(|e| Error::BadRoot { path: root.to_path_buf(), reason: e.to_string() })?;
     if !meta.is_dir() {
@@ -440,6 +442,21 @@ mod tests {
         assert_eq!(corpus.files.len(), 1);
         assert_eq!(corpus.skipped[0].path, "a/loop");
         assert_eq!(corpus.skipped[0].reason, SkipReason::Symlink);
+    }
+
+    #[test]
+    fn a_file_that_cannot_be_read_is_skipped_with_the_os_error() {
+        let dir = tree(&[("gone.rs", b"fn gone() {}"), ("kept.rs", b"fn kept() {}")]);
+        let builder = CorpusBuilder::new();
+        let scan = builder.scan(dir.path()).unwrap();
+        fs::remove_file(dir.path().join("gone.rs")).unwrap();
+        let corpus = builder.read(&scan, &NoProgress);
+        assert_eq!(corpus.files.len(), 1);
+        assert_eq!(corpus.skipped.len(), 1);
+        assert_eq!(corpus.skipped[0].path, "gone.rs");
+        assert!(
+            matches!(&corpus.skipped[0].reason, SkipReason::Unreadable { error } if !error.is_empty())
+        );
     }
 
     #[test]

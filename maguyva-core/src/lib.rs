@@ -23,7 +23,7 @@ pub use crate::{
     content::{CONTENT_FILE, ContentStore},
     corpus::{
         CORPUS_VERSION, Corpus, CorpusBuilder, DEFAULT_MAX_FILE_SIZE, FileStat, Scan, SkipReason,
-        Skipped, SourceFile, is_binary,
+        Skipped, SourceFile, canonical_root, is_binary,
     },
     error::{Error, Result},
     fragment::{Fragment, FragmentTable, LineChunker, line_starts},

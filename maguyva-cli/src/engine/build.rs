@@ -49,6 +49,8 @@ pub fn build_index(
     progress: &dyn Progress,
 ) -> Result<(Index, BuildReport)> {
     let start = Instant::now();
+    // Refuse a bad root before anything is created on disk.
+    maguyva_core::canonical_root(root)?;
     let lock = dir.lock()?;
     let mut stages = Vec::new();
     let mut stage = |name: &str, since: &mut Instant| {

@@ -1,0 +1,205 @@
+use crate::util::{Repo, reads_despite_permissions, result_paths};
+use maguyva_core::IndexDir;
+
+#[test]
+fn empty_repository() {
+    let repo = Repo::empty();
+    let run = repo.run(&["index"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout.starts_with("indexed 0 files"), "{}", run.stdout);
+    let search = repo.run(&["search", "anything"]);
+    assert_eq!(search.code, 1, "no results: {}", search.stderr);
+}
+
+#[test]
+fn only_binary_files() {
+    let repo = Repo::empty();
+    repo.write("image.png", b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR");
+    repo.write("blob.bin", [0u8, 1, 2, 3, 0, 255]);
+    let run = repo.run(&["index"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout.contains("indexed 0 files"), "{}", run.stdout);
+    assert!(run.stdout.contains("skipped 2 files: 2 binary"), "{}", run.stdout);
+    assert_eq!(repo.run(&["search", "\"PNG\""]).code, 1);
+}
+
+#[cfg(unix)]
+#[test]
+fn unreadable_files_are_skipped_with_a_reason() {
+    use std::os::unix::fs::PermissionsExt;
+    let repo = Repo::fixture("go");
+    let secret = repo.write("secret.go", "package secret\n// UNREADABLE_MARKER\n");
+    std::fs::set_permissions(&secret, std::fs::Permissions::from_mode(0o000)).unwrap();
+    let run = repo.run(&["index", "--json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let skipped = json["skipped"].as_array().unwrap();
+    if reads_despite_permissions(&secret) {
+        // Running as root: permissions do not stop reading, so it is indexed.
+        assert!(skipped.is_empty());
+        assert_eq!(json["files"], 6);
+    } else {
+        assert_eq!(skipped.len(), 1);
+        assert_eq!(skipped[0]["path"], "secret.go");
+        assert_eq!(skipped[0]["reason"], "unreadable");
+        assert!(skipped[0]["error"].as_str().unwrap().contains("ermission"));
+        assert_eq!(json["files"], 5);
+    }
+    std::fs::set_permissions(&secret, std::fs::Permissions::from_mode(0o644)).unwrap();
+}
+
+#[cfg(unix)]
+#[test]
+fn symlink_loop_is_skipped() {
+    let repo = Repo::fixture("c");
+    std::os::unix::fs::symlink(repo.path().join("src"), repo.path().join("src/loop")).unwrap();
+    std::os::unix::fs::symlink("missing-target", repo.path().join("dangling")).unwrap();
+    let run = repo.run(&["index"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout.contains("2 symlink"), "{}", run.stdout);
+    assert!(run.stdout.contains("src/loop"), "{}", run.stdout);
+}
+
+#[test]
+fn a_50_mb_file_is_skipped_without_reading_it() {
+    let repo = Repo::fixture("python");
+    let big = std::fs::File::create(repo.path().join("dump.sql")).unwrap();
+    big.set_len(50 * 1024 * 1024).unwrap();
+    let run = repo.run(&["index", "--json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(json["skipped"][0]["path"], "dump.sql");
+    assert_eq!(json["skipped"][0]["reason"], "too_large");
+    assert_eq!(json["skipped"][0]["size"], 50 * 1024 * 1024);
+    // A larger cap admits a file the default refuses.
+    repo.write("medium.txt", "MEDIUM_MARKER\n".repeat(100_000));
+    let (_, json) = repo.search_json("\"MEDIUM_MARKER\"", &[]);
+    assert!(result_paths(&json).is_empty());
+    let (_, json) = repo.search_json("\"MEDIUM_MARKER\"", &["--max-file-size", "2M"]);
+    assert_eq!(result_paths(&json), vec!["medium.txt"]);
+}
+
+#[test]
+fn invalid_utf8_is_decoded_lossily_and_counted() {
+    let repo = Repo::empty();
+    repo.write("latin1.py", b"# caf\xe9 au lait\nLATIN_MARKER = 'cr\xe8me'\n");
+    let run = repo.run(&["index"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout.contains("1 files had invalid UTF-8"), "{}", run.stdout);
+    let (run, json) = repo.search_json("\"LATIN_MARKER\"", &[]);
+    assert_eq!(run.code, 0);
+    assert!(json["results"][0]["snippet"].as_str().unwrap().contains("cr\u{FFFD}me"));
+}
+
+#[test]
+fn a_10000_character_query_is_refused_clearly() {
+    let repo = Repo::fixture("rust");
+    let query = "x".repeat(10_000);
+    let run = repo.run(&["search", &query]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("10000 characters long; the limit is 8192"), "{}", run.stderr);
+    assert!(!repo.path().join(".maguyva").exists(), "a bad query fails before any indexing");
+}
+
+#[test]
+fn an_invalid_regex_is_refused_clearly() {
+    let repo = Repo::fixture("rust");
+    let run = repo.run(&["search", "fn (unclosed", "--regex"]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("invalid regex"), "{}", run.stderr);
+    assert!(!run.stderr.contains("panicked"));
+}
+
+#[test]
+fn an_empty_query_is_refused() {
+    let repo = Repo::fixture("rust");
+    let run = repo.run(&["search", "   "]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("the query is empty"), "{}", run.stderr);
+}
+
+#[test]
+fn a_missing_or_non_folder_path_is_an_error() {
+    let repo = Repo::fixture("go");
+    let run = repo.run(&["index", "no-such-folder"]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("no-such-folder"), "{}", run.stderr);
+    let run = repo.run(&["search", "x", "--path", "go.mod"]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("not a folder"), "{}", run.stderr);
+}
+
+fn current_generation(repo: &Repo) -> std::path::PathBuf {
+    IndexDir::new(repo.path().join(".maguyva")).current().unwrap().unwrap()
+}
+
+#[test]
+fn truncated_and_corrupt_index_files_are_detected() {
+    for file in ["text.mgv", "manifest.mgv", "content.mgv", "fragments.mgv"] {
+        let repo = Repo::fixture("typescript");
+        assert_eq!(repo.run(&["index"]).code, 0);
+        let victim = current_generation(&repo).join(file);
+        let bytes = std::fs::read(&victim).unwrap();
+        std::fs::write(&victim, &bytes[..bytes.len() / 2]).unwrap();
+
+        let strict = repo.run(&["search", "\"applyDiscount\"", "--no-refresh"]);
+        assert_eq!(strict.code, 2, "{file}");
+        assert!(
+            strict.stderr.contains("corrupt") && strict.stderr.contains("maguyva index"),
+            "{file}: {}",
+            strict.stderr
+        );
+
+        // Searching without --no-refresh rebuilds and still answers.
+        let (run, json) = repo.search_json("\"applyDiscount\"", &[]);
+        assert_eq!(run.code, 0, "{file}: {}", run.stderr);
+        assert!(run.stderr.contains("index rebuilt"), "{file}: {}", run.stderr);
+        assert_eq!(result_paths(&json)[0], "src/pricing.ts");
+    }
+    // A flipped byte in the middle is caught by the checksum.
+    let repo = Repo::fixture("typescript");
+    assert_eq!(repo.run(&["index"]).code, 0);
+    let victim = current_generation(&repo).join("text.mgv");
+    let mut bytes = std::fs::read(&victim).unwrap();
+    let mid = bytes.len() / 2;
+    bytes[mid] ^= 0xff;
+    std::fs::write(&victim, &bytes).unwrap();
+    let strict = repo.run(&["search", "x", "--no-refresh"]);
+    assert_eq!(strict.code, 2);
+    assert!(strict.stderr.contains("checksum"), "{}", strict.stderr);
+}
+
+#[test]
+fn a_second_index_run_is_refused_while_one_runs() {
+    let repo = Repo::fixture("java");
+    assert_eq!(repo.run(&["index"]).code, 0);
+    let dir = IndexDir::new(repo.path().join(".maguyva"));
+    let held = dir.lock().unwrap();
+    let run = repo.run(&["index"]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("another maguyva process is writing the index"), "{}", run.stderr);
+    // A search meanwhile still answers from the current index.
+    repo.write("New.java", "class New { String s = \"LOCKED_MARKER\"; }\n");
+    let (run, json) = repo.search_json("\"TAX_RATE\"", &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stderr.contains("may be stale"), "{}", run.stderr);
+    assert!(!result_paths(&json).is_empty());
+    drop(held);
+    let (_, json) = repo.search_json("\"LOCKED_MARKER\"", &[]);
+    assert_eq!(result_paths(&json), vec!["New.java"]);
+}
+
+#[test]
+fn a_failed_run_never_loses_the_good_index() {
+    let repo = Repo::fixture("ruby");
+    assert_eq!(repo.run(&["index"]).code, 0);
+    let good = current_generation(&repo);
+    let dir = repo.path().join(".maguyva");
+    // The same index folder, pointed at a root that does not exist.
+    let run = repo.run(&["index", "missing-root", "--index-dir", dir.to_str().unwrap()]);
+    assert_eq!(run.code, 2);
+    assert_eq!(current_generation(&repo), good);
+    let (run, json) = repo.search_json("\"restock\"", &["--no-refresh"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(!result_paths(&json).is_empty());
+}

@@ -1,0 +1,109 @@
+use crate::util::{LANGUAGES, Repo, result_paths};
+
+#[test]
+fn literal_error_string_finds_the_cart_first_in_every_language() {
+    for (lang, cart, _, _) in LANGUAGES {
+        let repo = Repo::fixture(lang);
+        let (run, json) =
+            repo.search_json("\"ECONNREFUSED while contacting the payment gateway\"", &[]);
+        assert_eq!(run.code, 0, "{lang}: {}", run.stderr);
+        assert_eq!(result_paths(&json), vec![cart.to_string()], "{lang}");
+        let snippet = json["results"][0]["snippet"].as_str().unwrap();
+        assert!(snippet.contains("ECONNREFUSED"), "{lang}: the snippet is the matching line");
+        let line = json["results"][0]["start_line"].as_u64().unwrap() as usize;
+        let text = std::fs::read_to_string(repo.path().join(cart)).unwrap();
+        assert!(
+            text.lines().nth(line - 1).unwrap().contains("ECONNREFUSED"),
+            "{lang}: line number"
+        );
+    }
+}
+
+#[test]
+fn keyword_queries_rank_the_right_file_first_in_every_language() {
+    for (lang, cart, pricing, inventory) in LANGUAGES {
+        let repo = Repo::fixture(lang);
+        for (query, expected) in [
+            ("reduce a price by a percentage discount", pricing),
+            ("add units of a product to the warehouse stock", inventory),
+            ("charge the customer at checkout", cart),
+        ] {
+            let (run, json) = repo.search_json(query, &[]);
+            assert_eq!(run.code, 0, "{lang}: {}", run.stderr);
+            assert_eq!(
+                result_paths(&json).first().map(String::as_str),
+                Some(expected),
+                "{lang}: {query}"
+            );
+        }
+    }
+}
+
+#[test]
+fn json_output_keeps_its_contract() {
+    let repo = Repo::fixture("python");
+    let (_, json) = repo.search_json("apply discount", &["-k", "2"]);
+    let mut keys: Vec<&str> = json.as_object().unwrap().keys().map(String::as_str).collect();
+    keys.sort();
+    assert_eq!(
+        keys,
+        ["confidence", "fusion_strategy", "intent", "modalities", "query", "results", "timings_ms"]
+    );
+    assert_eq!(json["query"], "apply discount");
+    assert_eq!(json["modalities"], serde_json::json!(["text"]));
+    let results = json["results"].as_array().unwrap();
+    assert!(!results.is_empty() && results.len() <= 2);
+    let mut rkeys: Vec<&str> = results[0].as_object().unwrap().keys().map(String::as_str).collect();
+    rkeys.sort();
+    assert_eq!(rkeys, ["end_line", "path", "ranks", "score", "snippet", "start_line"]);
+    assert_eq!(results[0]["ranks"]["text"], 0);
+    let paths = result_paths(&json);
+    let mut dedup = paths.clone();
+    dedup.dedup();
+    assert_eq!(paths, dedup, "one result per file");
+}
+
+#[test]
+fn regex_and_case_insensitive_literals() {
+    let repo = Repo::fixture("rust");
+    let (run, json) = repo.search_json(r"fn (apply_discount|total_with_tax)\(", &["--regex"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(result_paths(&json), vec!["src/pricing.rs"]);
+    let (_, json) = repo.search_json("econnrefused", &["--literal"]);
+    assert!(result_paths(&json).is_empty(), "literal search is case-sensitive by default");
+    let (_, json) = repo.search_json("econnrefused", &["--literal", "-i"]);
+    assert_eq!(result_paths(&json), vec!["src/cart.rs"]);
+}
+
+#[test]
+fn no_results_exit_with_status_1() {
+    let repo = Repo::fixture("go");
+    let run = repo.run(&["search", "\"no such string anywhere\""]);
+    assert_eq!(run.code, 1);
+    assert_eq!(run.stdout, "");
+}
+
+#[test]
+fn human_output_is_ripgrep_like() {
+    let repo = Repo::fixture("c");
+    let run = repo.run(&["search", "\"ECONNREFUSED\"", "--color", "never"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        run.stdout,
+        "src/cart.c:28-28  score 1.000\n    28:         fprintf(stderr, \"ECONNREFUSED while contacting the payment gateway\\n\");\n\n"
+    );
+    let colored = repo.run(&["search", "\"ECONNREFUSED\"", "--color", "always"]);
+    assert!(colored.stdout.contains("\x1b[1;31mECONNREFUSED\x1b[0m"));
+}
+
+#[test]
+fn paths_are_relative_to_the_searched_root_from_anywhere() {
+    let repo = Repo::fixture("typescript");
+    let elsewhere = Repo::empty();
+    let root = repo.path().to_str().unwrap();
+    let run = elsewhere.run(&["search", "\"applyDiscount\"", "--path", root, "--json"]);
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let paths = result_paths(&json);
+    assert_eq!(paths[0], "src/pricing.ts");
+    assert!(paths.iter().all(|p| !p.starts_with('/')));
+}

@@ -1,0 +1,15 @@
+//! End-to-end tests: they run the real `maguyva` binary on small fixture
+//! repositories written for the purpose (`tests/fixtures/<language>/`).
+
+// Helpers: temporary copies of fixtures and running the binary.
+mod util;
+
+// Searching the fixtures: literals, keywords, regexes, output formats.
+mod search;
+
+// Building, refreshing and reusing indexes.
+mod index;
+
+// Bad input: empty, binary, unreadable, huge or non-UTF-8 files, symlink
+// loops, malformed queries, damaged indexes, concurrent runs.
+mod bad_input;
