@@ -3,31 +3,32 @@
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use maguyva_benches::synthetic_corpus;
-use maguyva_core::{ContentStore, FragmentTable, LineChunker};
+use maguyva_core::{ContentStore, FragmentTable, SyntaxChunker};
 use maguyva_trigram::{KeywordParams, TextIndexBuilder};
 use std::hint::black_box;
 
 fn corpus() -> (ContentStore, FragmentTable, Vec<String>) {
     let files = synthetic_corpus(2_000, 160);
-    let chunker = LineChunker::default();
+    let chunker = SyntaxChunker::default();
     let fragments =
-        FragmentTable::from_spans(files.iter().map(|(_, t)| chunker.chunk(t)).collect());
+        FragmentTable::from_spans(files.iter().map(|(_, t)| chunker.chunk(t, &[])).collect());
     let paths = files.iter().map(|(p, _)| p.clone()).collect();
     (ContentStore::new(files.into_iter().map(|(_, t)| t).collect()), fragments, paths)
 }
 
 fn bench(c: &mut Criterion) {
     let (content, fragments, paths) = corpus();
+    let documents = content.fragment_documents(&fragments);
     let path_refs: Vec<&str> = paths.iter().map(String::as_str).collect();
     let mut group = c.benchmark_group("text");
     group.sample_size(10);
     group.bench_function("build_2000_files", |b| {
-        b.iter(|| TextIndexBuilder::new().build(&content, &fragments, &path_refs))
+        b.iter(|| TextIndexBuilder::new().build(&content, &documents, &path_refs))
     });
     group.finish();
 
     let index =
-        TextIndexBuilder::new().build(&content, &fragments, &path_refs).expect("index builds");
+        TextIndexBuilder::new().build(&content, &documents, &path_refs).expect("index builds");
     let params = KeywordParams::default();
     c.bench_function("text/keyword_query", |b| {
         b.iter(|| {

@@ -8,7 +8,7 @@ use maguyva_cli::engine::{
 use maguyva_cli::eval::{self, EvalOptions};
 use maguyva_cli::output::{self, Highlighter, Style};
 use maguyva_cli::progress::BarProgress;
-use maguyva_core::{IndexDir, MatchMode};
+use maguyva_core::{IndexDir, MatchMode, Modality};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -32,6 +32,8 @@ enum Command {
     Search(SearchArgs),
     /// Measure ranking quality on a benchmark of labelled queries.
     Eval(EvalArgs),
+    /// List the definitions found in a folder.
+    Symbols(SymbolsArgs),
 }
 
 #[derive(Args, Debug, Clone)]
@@ -94,6 +96,9 @@ struct SearchArgs {
     /// Use the index as it is: never build or refresh it.
     #[arg(long)]
     no_refresh: bool,
+    /// Run only these modalities (comma-separated: text, structural); several are fused.
+    #[arg(long, value_delimiter = ',', value_name = "MODALITY")]
+    modality: Vec<Modality>,
     /// When to colour output.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     color: ColorChoice,
@@ -118,12 +123,30 @@ struct EvalArgs {
     /// Reuse up-to-date indexes instead of rebuilding them.
     #[arg(long)]
     reuse: bool,
+    /// Run only these modalities (comma-separated); several are fused.
+    #[arg(long, value_delimiter = ',', value_name = "MODALITY")]
+    modality: Vec<Modality>,
     /// Ranking parameters to evaluate (JSON; see doc/ranking.md).
     #[arg(long, value_name = "FILE")]
     ranking: Option<PathBuf>,
     /// Print the full report, with every query, as JSON.
     #[arg(long)]
     json: bool,
+}
+
+#[derive(Args, Debug)]
+struct SymbolsArgs {
+    /// The folder.
+    #[arg(default_value = ".")]
+    path: PathBuf,
+    /// Only definitions of this name (exact, or with naming conventions folded).
+    #[arg(long)]
+    name: Option<String>,
+    /// Print JSON (one array).
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    opts: IndexOpts,
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
@@ -174,6 +197,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Index(args) => index(args),
         Command::Search(args) => search(args),
         Command::Eval(args) => evaluate(args),
+        Command::Symbols(args) => symbols(args),
     }
 }
 
@@ -217,6 +241,8 @@ fn search(args: SearchArgs) -> Result<ExitCode> {
         mode,
         case_insensitive: args.ignore_case,
         ranking: RankingConfig::default(),
+        modalities: (!args.modality.is_empty()).then(|| args.modality.clone()),
+        intent: None,
     };
     // Validate before any indexing work, so a bad query fails fast.
     let query = request.query()?;
@@ -265,6 +291,7 @@ fn evaluate(args: EvalArgs) -> Result<ExitCode> {
             Some(path) => RankingConfig::load(path)?,
             None => RankingConfig::default(),
         },
+        modalities: (!args.modality.is_empty()).then(|| args.modality.clone()),
     };
     let report = eval::run(&opts, &mut |line| note(line))?;
     if args.json {
@@ -273,6 +300,33 @@ fn evaluate(args: EvalArgs) -> Result<ExitCode> {
         print(&eval::render(&report))?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+fn symbols(args: SymbolsArgs) -> Result<ExitCode> {
+    let dir = args.opts.dir(&args.path);
+    let progress = BarProgress::new(!args.json);
+    let (index, refresh) = open_fresh(&args.path, &dir, &args.opts.settings(), &progress)
+        .with_context(|| format!("indexing {}", args.path.display()))?;
+    progress.finish();
+    if let Some(text) = refresh.note() {
+        note(&text);
+    }
+    let wanted = args.name.as_deref().map(maguyva_ast::normalize);
+    let listed: Vec<output::SymbolRow> = index
+        .symbols()
+        .iter()
+        .filter(|(_, s)| wanted.as_ref().is_none_or(|w| maguyva_ast::normalize(&s.name) == *w))
+        .filter_map(|(_, s)| {
+            let path = index.manifest.files.get(s.file.index())?.path.clone();
+            Some(output::SymbolRow::new(path, s))
+        })
+        .collect();
+    if args.json {
+        print(&format!("{}\n", serde_json::to_string_pretty(&listed)?))?;
+    } else {
+        print(&output::render_symbols(&listed))?;
+    }
+    Ok(if listed.is_empty() { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }
 
 #[cfg(test)]

@@ -143,12 +143,23 @@ pub fn render_build(report: &BuildReport) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "indexed {} files ({}) into {} fragments in {:.2} s",
+        "indexed {} files ({}) into {} fragments and {} definitions in {:.2} s",
         report.files,
         human_bytes(report.bytes),
         report.fragments,
+        report.symbols,
         report.total_ms / 1000.0
     );
+    if !report.parse_failures.is_empty() {
+        let _ = writeln!(
+            out,
+            "{} files could not be parsed and keep line windows:",
+            report.parse_failures.len()
+        );
+        for (path, why) in report.parse_failures.iter().take(5) {
+            let _ = writeln!(out, "  {path}: {why}");
+        }
+    }
     if !report.skipped.is_empty() {
         let mut by_reason: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
         for s in &report.skipped {
@@ -175,6 +186,63 @@ pub fn render_build(report: &BuildReport) -> String {
         report.stages_ms.iter().map(|(n, ms)| format!("{n} {ms:.0} ms")).collect();
     let _ = writeln!(out, "stages: {}", stages.join(", "));
     let _ = writeln!(out, "index: {}", report.index);
+    out
+}
+
+/// One definition as `maguyva symbols` lists it.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct SymbolRow {
+    /// Path relative to the root.
+    pub path: String,
+    /// The name.
+    pub name: String,
+    /// The qualified name.
+    pub qualified_name: String,
+    /// The kind.
+    pub kind: String,
+    /// First line of the definition.
+    pub start_line: u32,
+    /// Last line of the definition.
+    pub end_line: u32,
+    /// The line of the name.
+    pub name_line: u32,
+    /// The signature line.
+    pub signature: String,
+    /// The doc comment.
+    pub doc: String,
+}
+
+impl SymbolRow {
+    /// The row of a symbol found in `path`.
+    pub fn new(path: String, s: &maguyva_ast::Symbol) -> SymbolRow {
+        SymbolRow {
+            path,
+            name: s.name.clone(),
+            qualified_name: s.qualified_name.clone(),
+            kind: s.kind.name().to_string(),
+            start_line: s.lines.start(),
+            end_line: s.lines.end(),
+            name_line: s.name_line,
+            signature: s.signature.clone(),
+            doc: s.doc.clone(),
+        }
+    }
+}
+
+/// `path:line  kind  qualified_name  signature`, one definition a line.
+pub fn render_symbols(rows: &[SymbolRow]) -> String {
+    let mut out = String::new();
+    for r in rows {
+        let _ = writeln!(
+            out,
+            "{}:{}  {:<9} {}  {}",
+            r.path,
+            r.name_line,
+            r.kind,
+            r.qualified_name,
+            truncate(&r.signature, 120)
+        );
+    }
     out
 }
 

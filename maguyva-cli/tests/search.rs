@@ -107,3 +107,55 @@ fn paths_are_relative_to_the_searched_root_from_anywhere() {
     assert_eq!(paths[0], "src/pricing.ts");
     assert!(paths.iter().all(|p| !p.starts_with('/')));
 }
+
+#[test]
+fn structural_modality_finds_definitions_above_mentions() {
+    for (lang, cart, _, _) in LANGUAGES {
+        let repo = Repo::fixture(lang);
+        let (run, json) = repo.search_json("checkout", &["--modality", "structural"]);
+        assert_eq!(run.code, 0, "{lang}: {}", run.stderr);
+        assert_eq!(json["modalities"], serde_json::json!(["structural"]));
+        assert_eq!(result_paths(&json).first().map(String::as_str), Some(cart), "{lang}");
+        // main.* mentions checkout but does not define it: it ranks below.
+        let snippet = json["results"][0]["snippet"].as_str().unwrap().to_lowercase();
+        assert!(snippet.contains("checkout"), "{lang}: {snippet}");
+    }
+}
+
+#[test]
+fn text_and_structural_fuse_with_rrf() {
+    let repo = Repo::fixture("python");
+    let (run, json) = repo.search_json("Inventory", &["--modality", "text,structural"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(json["fusion_strategy"], "rrf");
+    assert_eq!(json["intent"], "find_definition");
+    assert_eq!(result_paths(&json)[0], "shop/inventory.py");
+    let ranks = json["results"][0]["ranks"].as_object().unwrap();
+    assert!(ranks.contains_key("text") && ranks.contains_key("structural"), "{ranks:?}");
+}
+
+#[test]
+fn symbols_lists_definitions() {
+    let repo = Repo::fixture("rust");
+    let run = repo.run(&["symbols", "--json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let rows: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let names: Vec<(&str, &str)> = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["qualified_name"].as_str().unwrap(), r["kind"].as_str().unwrap()))
+        .collect();
+    for expected in [
+        ("Cart::checkout", "method"),
+        ("total_with_tax", "function"),
+        ("Item", "struct"),
+        ("TAX_RATE", "constant"),
+    ] {
+        assert!(names.contains(&expected), "{expected:?} not in {names:?}");
+    }
+    let one = repo.run(&["symbols", "--name", "applyDiscount"]);
+    assert_eq!(one.code, 0);
+    assert!(one.stdout.starts_with("src/pricing.rs:7  function  apply_discount"), "{}", one.stdout);
+    assert_eq!(repo.run(&["symbols", "--name", "nothing_like_this"]).code, 1);
+}

@@ -30,6 +30,27 @@ pub struct Fragment {
     pub start_byte: u32,
     /// Byte offset just past the last line (including its newline).
     pub end_byte: u32,
+    /// The signature line of the definition this fragment is a part of,
+    /// when the fragment does not itself hold it (a method of a long class,
+    /// the second half of a long function): it tells what the code belongs to.
+    pub context_line: Option<u32>,
+}
+
+/// A fragment's place in its file, before ids are given.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FragmentSpan {
+    /// Its lines.
+    pub lines: LineSpan,
+    /// Its bytes in the file's text.
+    pub bytes: Range<usize>,
+    /// See [`Fragment::context_line`].
+    pub context_line: Option<u32>,
+}
+
+impl FragmentSpan {
+    fn plain((lines, bytes): (LineSpan, Range<usize>)) -> FragmentSpan {
+        FragmentSpan { lines, bytes, context_line: None }
+    }
 }
 
 impl Fragment {
@@ -48,19 +69,19 @@ pub struct FragmentTable {
 }
 
 impl FragmentTable {
-    /// Builds the table from per-file fragment spans, given in file order.
-    /// `spans[f]` lists `(lines, bytes)` of file `f`'s fragments in order.
-    pub fn from_spans(spans: Vec<Vec<(LineSpan, Range<usize>)>>) -> FragmentTable {
+    /// Builds the table from per-file fragments, given in file order.
+    pub fn from_spans(spans: Vec<Vec<FragmentSpan>>) -> FragmentTable {
         let mut fragments = Vec::new();
         let mut first = Vec::with_capacity(spans.len() + 1);
         for (f, file_spans) in spans.into_iter().enumerate() {
             first.push(fragments.len() as u32);
-            for (lines, bytes) in file_spans {
+            for span in file_spans {
                 fragments.push(Fragment {
                     file: FileId(f as u32),
-                    lines,
-                    start_byte: bytes.start as u32,
-                    end_byte: bytes.end as u32,
+                    lines: span.lines,
+                    start_byte: span.bytes.start as u32,
+                    end_byte: span.bytes.end as u32,
+                    context_line: span.context_line,
                 });
             }
         }
@@ -71,8 +92,19 @@ impl FragmentTable {
     /// Line-window fragments for every file of `corpus`.
     pub fn line_windows(corpus: &Corpus, chunker: &LineChunker) -> FragmentTable {
         use rayon::prelude::*;
-        let spans = corpus.files.par_iter().map(|f| chunker.chunk(&f.text)).collect();
+        let spans = corpus
+            .files
+            .par_iter()
+            .map(|f| chunker.chunk(&f.text).into_iter().map(FragmentSpan::plain).collect())
+            .collect();
         FragmentTable::from_spans(spans)
+    }
+
+    /// The fragment containing `line` of `file`, if any.
+    pub fn at_line(&self, file: FileId, line: u32) -> Option<ChunkId> {
+        let ids: Vec<ChunkId> = self.of_file(file).collect();
+        let i = ids.partition_point(|&c| self.get(c).lines.end() < line);
+        ids.get(i).copied().filter(|&c| self.get(c).lines.contains(line))
     }
 
     /// The fragment with id `id`. Panics on an id from another table.
@@ -236,11 +268,14 @@ mod tests {
 
     #[test]
     fn table_ranges_per_file() {
+        let sp = |a, b, bytes| FragmentSpan::plain((LineSpan::new(a, b), bytes));
         let t = FragmentTable::from_spans(vec![
-            vec![(LineSpan::new(1, 2), 0..4)],
+            vec![sp(1, 2, 0..4)],
             vec![],
-            vec![(LineSpan::new(1, 1), 0..2), (LineSpan::new(2, 2), 2..4)],
+            vec![sp(1, 1, 0..2), sp(2, 2, 2..4)],
         ]);
+        assert_eq!(t.at_line(FileId(2), 2), Some(ChunkId(2)));
+        assert_eq!(t.at_line(FileId(2), 3), None);
         assert_eq!(t.of_file(FileId(0)).collect::<Vec<_>>(), vec![ChunkId(0)]);
         assert_eq!(t.of_file(FileId(1)).count(), 0);
         assert_eq!(t.of_file(FileId(2)).collect::<Vec<_>>(), vec![ChunkId(1), ChunkId(2)]);

@@ -20,25 +20,28 @@
 #![deny(missing_docs)]
 
 pub use crate::{
+    analyzer::Analyzer,
     content::{CONTENT_FILE, ContentStore},
     corpus::{
         CORPUS_VERSION, Corpus, CorpusBuilder, DEFAULT_MAX_FILE_SIZE, FileStat, Scan, SkipReason,
         Skipped, SourceFile, canonical_root, is_binary,
     },
     error::{Error, Result},
-    fragment::{Fragment, FragmentTable, LineChunker, line_starts},
+    fragment::{Fragment, FragmentSpan, FragmentTable, LineChunker, line_starts},
     hit::{Hit, Rank, sort_hits},
     ids::{ChunkId, FileId, SymbolId},
     index_dir::{IndexDir, Staging, WriteLock},
     language::Language,
     manifest::{Changes, FileEntry, MANIFEST_FILE, Manifest},
     modality::{Modality, ParseModalityError},
+    outline::{OutlineSpan, SyntaxChunker},
     progress::{NoProgress, Progress},
     query::{MAX_QUERY_CHARS, MatchMode, Query},
     retriever::Retriever,
     span::LineSpan,
 };
 
+mod analyzer;
 mod content;
 mod corpus;
 mod error;
@@ -49,6 +52,7 @@ mod index_dir;
 mod language;
 mod manifest;
 mod modality;
+mod outline;
 mod progress;
 mod query;
 mod retriever;

@@ -1,3 +1,34 @@
-//! Intent classification and weighted Reciprocal Rank Fusion. Filled in by the
-//! fusion work.
+//! Fusion for Maguyva: weighted Reciprocal Rank Fusion of the modalities'
+//! ranked lists, with SPEC's constants. A pure function: ranked lists,
+//! weights, k and centralities in, a fused ranking out; no I/O.
+//!
+//! ```
+//! use maguyva_core::{ChunkId, FileId, Hit, LineSpan, Modality};
+//! use maguyva_fusion::{FusionParams, ModalityWeights, NoContext, fuse};
+//! let hit = |f| Hit { chunk: ChunkId(f), file: FileId(f), lines: LineSpan::line(1), score: 1.0 };
+//! let lists = vec![(Modality::Text, vec![hit(1), hit(2)]), (Modality::Structural, vec![hit(2)])];
+//! let weights = ModalityWeights::new(0.2, 0.1, 0.6, 0.1);
+//! let fused = fuse(&lists, &weights, &FusionParams::default(), &NoContext);
+//! assert_eq!(fused[0].file, FileId(2));
+//! ```
 #![deny(missing_docs)]
+
+pub use crate::{
+    classify::{
+        CONFIDENCE_BARE_IDENTIFIER, CONFIDENCE_DEFINITION_KEYWORD, CONFIDENCE_ERROR_TOKEN,
+        CONFIDENCE_FALLBACK, CONFIDENCE_IDENTIFIER_MIN, CONFIDENCE_IMPACT, CONFIDENCE_QUOTED,
+        CONFIDENCE_REFERENCES, CONFIDENCE_SIMILAR, CONFIDENCE_UNDERSTAND, Classification,
+        DIRECT_THRESHOLD, IntentClassifier, Rule,
+    },
+    intent::{Intent, WeightProfile},
+    rrf::{Contribution, FusedHit, FusionContext, FusionParams, NoContext, fuse},
+    weights::{
+        BOOST_SCALE, MAX_BOOST, ModalityWeights, RRF_K_DEFAULT, RRF_K_THOROUGH, VENDOR_FACTOR,
+        centrality_boost, is_vendor_path,
+    },
+};
+
+mod classify;
+mod intent;
+mod rrf;
+mod weights;

@@ -2,9 +2,9 @@
 //! is an fst map from token to term ordinal; each term's posting list is a
 //! run of LEB128 pairs (chunk delta, term frequency). Format: `doc/format/text.md`.
 
-use crate::analyzer::Analyzer;
 use crate::error::{Error, Result};
 use crate::varint;
+use maguyva_core::Analyzer;
 use maguyva_core::ChunkId;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;

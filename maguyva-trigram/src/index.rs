@@ -1,13 +1,13 @@
 //! The text modality's index: trigram postings for literals and regexes, and
 //! BM25 for keyword queries, over the fragments shared by all modalities.
 
-use crate::analyzer::Analyzer;
 use crate::bm25::top_k;
 use crate::bm25::{Bm25Index, Bm25Params, Bm25Parts};
 use crate::error::{Error, Result};
 use crate::plan::{TrigramQuery, plan};
 use crate::postings::TrigramPostings;
 use crate::trigram;
+use maguyva_core::Analyzer;
 use maguyva_core::store::{self, FormatVersion};
 use maguyva_core::{
     ChunkId, ContentStore, FileId, FragmentTable, Hit, LineSpan, MatchMode, Modality, Query,
@@ -72,17 +72,18 @@ impl TextIndexBuilder {
     }
 
     /// Indexes the files of `content`, split into `fragments`.
-    /// `paths[f]` is file `f`'s path, indexed as a field of its own.
-    pub fn build(
+    /// `documents[c]` is the indexed text of chunk `c` (see
+    /// `ContentStore::fragment_documents`); `paths[f]` is file `f`'s path,
+    /// indexed as a field of its own.
+    pub fn build<S: AsRef<str> + Sync>(
         &self,
         content: &ContentStore,
-        fragments: &FragmentTable,
+        documents: &[S],
         paths: &[&str],
     ) -> Result<TextIndex> {
         let texts: Vec<&str> = (0..content.len()).map(|f| content.text(FileId(f as u32))).collect();
         let trigrams = TrigramPostings::build(&texts);
-        let docs: Vec<&str> = fragments.iter().map(|(_, f)| content.fragment_text(f)).collect();
-        let bm25 = Bm25Index::build(&docs, self.analyzer)?;
+        let bm25 = Bm25Index::build(documents, self.analyzer)?;
         let paths = Bm25Index::build(paths, self.analyzer)?;
         Ok(TextIndex { trigrams, bm25, paths })
     }
@@ -374,7 +375,20 @@ mod tests {
     fn corpus(texts: &[&str]) -> (ContentStore, FragmentTable) {
         let content = ContentStore::new(texts.iter().map(|s| s.to_string()).collect());
         let chunker = LineChunker { window_lines: 3, max_bytes: 1 << 20 };
-        let spans = texts.iter().map(|t| chunker.chunk(t)).collect();
+        let spans = texts
+            .iter()
+            .map(|t| {
+                chunker
+                    .chunk(t)
+                    .into_iter()
+                    .map(|(lines, bytes)| maguyva_core::FragmentSpan {
+                        lines,
+                        bytes,
+                        context_line: None,
+                    })
+                    .collect()
+            })
+            .collect();
         (content, FragmentTable::from_spans(spans))
     }
 
@@ -392,7 +406,7 @@ mod tests {
     #[test]
     fn literal_hits_point_at_the_matching_lines() {
         let (c, f) = corpus(&["a\nb\nc\nd\nlet x = ECONNREFUSED;\n", "nothing here\n"]);
-        let idx = TextIndexBuilder::new().build(&c, &f, &paths(&c)).unwrap();
+        let idx = TextIndexBuilder::new().build(&c, &c.fragment_documents(&f), &paths(&c)).unwrap();
         let hits = idx.literal(&c, &f, "ECONNREFUSED", false, 10).unwrap();
         assert_eq!(hits.len(), 1);
         assert_eq!(hits[0].lines, LineSpan::line(5));
@@ -404,7 +418,7 @@ mod tests {
     #[test]
     fn regex_search_and_errors() {
         let (c, f) = corpus(&["fn parse_config() {}\n", "fn parse_args() {}\n", "struct X;\n"]);
-        let idx = TextIndexBuilder::new().build(&c, &f, &paths(&c)).unwrap();
+        let idx = TextIndexBuilder::new().build(&c, &c.fragment_documents(&f), &paths(&c)).unwrap();
         let hits = idx.regex(&c, &f, r"fn parse_\w+", false, 10).unwrap();
         assert_eq!(files(&hits), vec![0, 1]);
         assert!(matches!(idx.regex(&c, &f, "(unclosed", false, 10), Err(Error::InvalidRegex(_))));
@@ -413,7 +427,7 @@ mod tests {
     #[test]
     fn save_load_and_reject_mismatch() {
         let (c, f) = corpus(&["hello world\n", "second file\n"]);
-        let idx = TextIndexBuilder::new().build(&c, &f, &paths(&c)).unwrap();
+        let idx = TextIndexBuilder::new().build(&c, &c.fragment_documents(&f), &paths(&c)).unwrap();
         let dir = tempfile::tempdir().unwrap();
         idx.save(dir.path()).unwrap();
         let again = TextIndex::load(dir.path(), 2, f.len()).unwrap();
@@ -442,7 +456,7 @@ mod tests {
         ) {
             let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
             let (c, f) = corpus(&refs);
-            let idx = TextIndexBuilder::new().build(&c, &f, &paths(&c)).unwrap();
+            let idx = TextIndexBuilder::new().build(&c, &c.fragment_documents(&f), &paths(&c)).unwrap();
             let hits = idx.literal(&c, &f, &needle, ci, usize::MAX).unwrap();
             prop_assert_eq!(files(&hits), naive(&texts, &needle, ci));
         }
@@ -458,7 +472,7 @@ mod tests {
         ) {
             let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
             let (c, f) = corpus(&refs);
-            let idx = TextIndexBuilder::new().build(&c, &f, &paths(&c)).unwrap();
+            let idx = TextIndexBuilder::new().build(&c, &c.fragment_documents(&f), &paths(&c)).unwrap();
             let hits = idx.regex(&c, &f, &pattern, ci, usize::MAX).unwrap();
             let re = regex::RegexBuilder::new(&pattern).case_insensitive(ci).build().unwrap();
             let expect: Vec<u32> = texts.iter().enumerate().filter(|(_, t)| re.is_match(t)).map(|(i, _)| i as u32).collect();

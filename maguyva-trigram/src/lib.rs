@@ -17,14 +17,14 @@
 //! let fragments = FragmentTable::line_windows(&corpus, &LineChunker::default());
 //! let content = ContentStore::new(corpus.files.iter().map(|f| f.text.clone()).collect());
 //! let paths: Vec<&str> = corpus.files.iter().map(|f| f.path.as_str()).collect();
-//! let index = maguyva_trigram::TextIndexBuilder::new().build(&content, &fragments, &paths)?;
+//! let documents = content.fragment_documents(&fragments);
+//! let index = maguyva_trigram::TextIndexBuilder::new().build(&content, &documents, &paths)?;
 //! let hits = index.literal(&content, &fragments, "ECONNREFUSED", false, 10)?;
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 #![deny(missing_docs)]
 
 pub use crate::{
-    analyzer::Analyzer,
     bm25::{Bm25Index, Bm25Params, DEFAULT_B, DEFAULT_K1, Scored, top_k},
     error::{Error, Result},
     index::{
@@ -35,7 +35,6 @@ pub use crate::{
     postings::TrigramPostings,
 };
 
-mod analyzer;
 mod bm25;
 mod error;
 mod index;

@@ -3,14 +3,15 @@
 
 use super::settings::IndexSettings;
 use super::{FRAGMENTS_FILE, FRAGMENTS_FORMAT, Index};
+use maguyva_ast::{FileOutline, SymbolTable};
 use maguyva_core::{
-    ContentStore, CorpusBuilder, FileEntry, FragmentTable, IndexDir, Manifest, Progress, Result,
-    Skipped, store,
+    Analyzer, ContentStore, CorpusBuilder, FileEntry, FileId, FragmentTable, IndexDir, Manifest,
+    OutlineSpan, Progress, Result, Skipped, store,
 };
 use maguyva_trigram::TextIndexBuilder;
+use rayon::prelude::*;
 use serde::Serialize;
 use std::path::Path;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// What a build did.
@@ -24,6 +25,10 @@ pub struct BuildReport {
     pub files: usize,
     /// Fragments made.
     pub fragments: usize,
+    /// Definitions found.
+    pub symbols: usize,
+    /// Files whose parse failed, and why; they keep line-window fragments.
+    pub parse_failures: Vec<(String, String)>,
     /// Bytes of the files indexed.
     pub bytes: u64,
     /// Files whose invalid UTF-8 was replaced.
@@ -67,8 +72,41 @@ pub fn build_index(
     let corpus = walker.read(&scan, progress);
     stage("read", &mut t);
 
+    progress.stage("parsing", corpus.files.len() as u64);
+    let outlines: Vec<FileOutline> = corpus
+        .files
+        .par_iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let outline = match f.language {
+                Some(lang) => maguyva_ast::outline(lang, &f.text, FileId(i as u32)),
+                None => FileOutline::default(),
+            };
+            progress.advance(1);
+            outline
+        })
+        .collect();
+    let parse_failures: Vec<(String, String)> = outlines
+        .iter()
+        .zip(&corpus.files)
+        .filter_map(|(o, f)| o.failure.clone().map(|why| (f.path.clone(), why)))
+        .collect();
+    stage("parse", &mut t);
+
     progress.stage("fragmenting", 0);
-    let fragments = FragmentTable::line_windows(&corpus, &settings.chunker);
+    let spans = corpus
+        .files
+        .par_iter()
+        .zip(&outlines)
+        .map(|(f, o)| {
+            let outline: Vec<OutlineSpan> =
+                o.items.iter().map(|i| OutlineSpan { lines: i.lines, header: i.header }).collect();
+            settings.chunker.chunk(&f.text, &outline)
+        })
+        .collect();
+    let fragments = FragmentTable::from_spans(spans);
+    let symbols = SymbolTable::build(&outlines, Analyzer::default())?;
+    drop(outlines);
     stage("fragment", &mut t);
 
     let files: Vec<FileEntry> = corpus
@@ -90,7 +128,9 @@ pub fn build_index(
 
     progress.stage("indexing text", 0);
     let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
-    let text = TextIndexBuilder::new().build(&content, &fragments, &paths)?;
+    let documents = content.fragment_documents(&fragments);
+    let text = TextIndexBuilder::new().build(&content, &documents, &paths)?;
+    drop(documents);
     stage("text index", &mut t);
 
     progress.stage("writing", 0);
@@ -113,6 +153,7 @@ pub fn build_index(
     content.save(staging.path())?;
     store::save(&staging.path().join(FRAGMENTS_FILE), FRAGMENTS_FORMAT, "fragments", &fragments)?;
     text.save(staging.path())?;
+    symbols.save(staging.path())?;
     // The manifest goes last: a generation is only ever renamed into place
     // whole, but writing it last also keeps a half-copied folder unreadable.
     manifest.save(staging.path())?;
@@ -124,17 +165,14 @@ pub fn build_index(
         index: gen_dir.display().to_string(),
         files: manifest.files.len(),
         fragments: fragments.len(),
+        symbols: symbols.len(),
+        parse_failures,
         bytes,
         lossy_files,
         skipped,
         stages_ms: stages,
         total_ms: ms(start.elapsed()),
     };
-    let index = Index {
-        manifest,
-        content: Arc::new(content),
-        fragments: Arc::new(fragments),
-        text: Arc::new(text),
-    };
+    let index = Index::assemble(manifest, content, fragments, text, symbols);
     Ok((index, report))
 }

@@ -12,6 +12,7 @@ pub use ranking::RankingConfig;
 pub use search::{SearchRequest, SearchResponse, SearchResult};
 pub use settings::IndexSettings;
 
+use maguyva_ast::{StructuralRetriever, SymbolTable};
 use maguyva_core::store::{self, FormatVersion};
 use maguyva_core::{
     Changes, ContentStore, CorpusBuilder, Error, FragmentTable, IndexDir, Manifest, Progress,
@@ -24,8 +25,9 @@ use std::sync::Arc;
 /// The fragment table's file inside a generation folder.
 pub const FRAGMENTS_FILE: &str = "fragments.mgv";
 
-/// Fragment table format. Changelog: v1 initial.
-pub const FRAGMENTS_FORMAT: FormatVersion = FormatVersion { kind: *b"FRAG", current: 1, oldest: 1 };
+/// Fragment table format. Changelog: v1 initial (line windows); v2 context
+/// lines of syntax-aware fragments.
+pub const FRAGMENTS_FORMAT: FormatVersion = FormatVersion { kind: *b"FRAG", current: 2, oldest: 2 };
 
 /// The index folder used when none is given: `<root>/.maguyva`.
 pub fn default_index_dir(root: &Path) -> PathBuf {
@@ -43,6 +45,29 @@ pub struct Index {
     pub fragments: Arc<FragmentTable>,
     /// The text modality.
     pub text: Arc<TextIndex>,
+    /// The structural modality.
+    pub structural: StructuralRetriever,
+}
+
+impl Index {
+    /// Puts an index together from its parts.
+    pub fn assemble(
+        manifest: Manifest,
+        content: ContentStore,
+        fragments: FragmentTable,
+        text: TextIndex,
+        symbols: SymbolTable,
+    ) -> Index {
+        let fragments = Arc::new(fragments);
+        let paths: Vec<&str> = manifest.files.iter().map(|f| f.path.as_str()).collect();
+        let structural = StructuralRetriever::new(Arc::new(symbols), fragments.clone(), &paths);
+        Index { manifest, content: Arc::new(content), fragments, text: Arc::new(text), structural }
+    }
+
+    /// The symbol table.
+    pub fn symbols(&self) -> &SymbolTable {
+        self.structural.table()
+    }
 }
 
 impl Index {
@@ -65,12 +90,8 @@ impl Index {
             return Err(Error::corrupt(gen_dir, "files and fragments disagree with the manifest"));
         }
         let text = TextIndex::load(gen_dir, manifest.files.len(), fragments.len())?;
-        Ok(Index {
-            manifest,
-            content: Arc::new(content),
-            fragments: Arc::new(fragments),
-            text: Arc::new(text),
-        })
+        let symbols = SymbolTable::load(gen_dir, manifest.files.len())?;
+        Ok(Index::assemble(manifest, content, fragments, text, symbols))
     }
 }
 

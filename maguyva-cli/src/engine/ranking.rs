@@ -1,16 +1,35 @@
 //! Query-time ranking parameters, loadable from a JSON file so that research
 //! runs (`maguyva eval --ranking FILE`) can tune them without rebuilding.
 
+use maguyva_ast::StructuralParams;
+use maguyva_fusion::{RRF_K_DEFAULT, WeightProfile};
 use maguyva_trigram::KeywordParams;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
 /// Every query-time ranking parameter; absent fields keep their defaults.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct RankingConfig {
     /// Keyword ranking of the text modality.
     pub keyword: KeywordParams,
+    /// Definition ranking of the structural modality.
+    pub structural: StructuralParams,
+    /// The weights of each intent.
+    pub profiles: WeightProfile,
+    /// The RRF constant k.
+    pub rrf_k: f32,
+}
+
+impl Default for RankingConfig {
+    fn default() -> Self {
+        RankingConfig {
+            keyword: KeywordParams::default(),
+            structural: StructuralParams::default(),
+            profiles: WeightProfile::default(),
+            rrf_k: RRF_K_DEFAULT,
+        }
+    }
 }
 
 impl RankingConfig {

@@ -1,8 +1,15 @@
 //! Answering a query over an opened index.
 
 use super::{Index, RankingConfig};
-use maguyva_core::{Fragment, Hit, LineSpan, MatchMode, Modality, Query, Result, Retriever};
+use maguyva_core::{
+    ChunkId, Error, FileId, Fragment, Hit, LineSpan, MatchMode, Modality, Query, Result, Retriever,
+};
+use maguyva_fusion::{
+    FusedHit, FusionContext, FusionParams, Intent, IntentClassifier, ModalityWeights, fuse,
+    is_vendor_path,
+};
 use maguyva_trigram::TextRetriever;
+use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::{BTreeMap, HashSet};
 use std::time::Instant;
@@ -28,6 +35,11 @@ pub struct SearchRequest {
     pub case_insensitive: bool,
     /// Ranking parameters.
     pub ranking: RankingConfig,
+    /// The modalities to run (the text modality when unset).
+    pub modalities: Option<Vec<Modality>>,
+    /// The intent whose weight profile fuses several modalities
+    /// (find_definition when unset).
+    pub intent: Option<Intent>,
 }
 
 impl SearchRequest {
@@ -39,6 +51,8 @@ impl SearchRequest {
             mode: MatchMode::Keyword,
             case_insensitive: false,
             ranking: RankingConfig::default(),
+            modalities: None,
+            intent: None,
         }
     }
 
@@ -98,52 +112,149 @@ pub struct SearchResponse {
     pub results: Vec<SearchResult>,
 }
 
+/// What fusion knows of this index's files.
+struct IndexContext<'a> {
+    index: &'a Index,
+}
+
+impl FusionContext for IndexContext<'_> {
+    fn is_vendor(&self, file: FileId) -> bool {
+        self.index.manifest.files.get(file.index()).is_some_and(|f| is_vendor_path(&f.path))
+    }
+}
+
 impl Index {
+    fn retriever(
+        &self,
+        modality: Modality,
+        ranking: &RankingConfig,
+    ) -> Result<Box<dyn Retriever + '_>> {
+        Ok(match modality {
+            Modality::Text => Box::new(
+                TextRetriever::new(self.text.clone(), self.content.clone(), self.fragments.clone())
+                    .with_params(ranking.keyword),
+            ),
+            Modality::Structural => {
+                Box::new(self.structural.clone().with_params(ranking.structural))
+            }
+            other => {
+                return Err(Error::InvalidQuery(format!(
+                    "the {other} modality is not available in this index"
+                )));
+            }
+        })
+    }
+
     /// Runs a query.
     pub fn search(&self, request: &SearchRequest) -> Result<SearchResponse> {
         let start = Instant::now();
         let query = request.query()?;
-        let retriever =
-            TextRetriever::new(self.text.clone(), self.content.clone(), self.fragments.clone())
-                .with_params(request.ranking.keyword);
+        let mut modalities = request.modalities.clone().unwrap_or_else(|| vec![Modality::Text]);
+        modalities.sort();
+        modalities.dedup();
+        if query.mode() != MatchMode::Keyword {
+            // Only the text modality matches literals and regexes.
+            modalities = vec![Modality::Text];
+        }
         let fetch = request.limit.saturating_mul(FRAGMENTS_PER_RESULT).max(50);
-        let hits = retriever.search(&query, fetch)?;
-        let text_ms = start.elapsed().as_secs_f64() * 1000.0;
-        let results = self.one_per_file(&hits, Modality::Text, request.limit);
+        let runs: Vec<Result<(Modality, Vec<Hit>, f64)>> = modalities
+            .par_iter()
+            .map(|&m| {
+                let t = Instant::now();
+                let hits = self.retriever(m, &request.ranking)?.search(&query, fetch)?;
+                Ok((m, hits, t.elapsed().as_secs_f64() * 1000.0))
+            })
+            .collect();
+        let mut lists = Vec::new();
         let mut timings_ms = BTreeMap::new();
-        timings_ms.insert("text".to_string(), text_ms);
+        for run in runs {
+            let (m, hits, ms) = run?;
+            timings_ms.insert(m.as_str().to_string(), ms);
+            lists.push((m, hits));
+        }
+        let classification = IntentClassifier::new().classify(&request.text);
+        let intent = request.intent.unwrap_or(classification.intent);
+        let (results, strategy) = if let [(m, hits)] = lists.as_slice() {
+            (self.one_per_file(hits, *m, request.limit), None)
+        } else {
+            let t = Instant::now();
+            let mut weights = request.ranking.profiles.weights(intent).restricted_to(&modalities);
+            if weights.active().is_empty() {
+                // The intent gives none of the chosen modalities a weight:
+                // weigh them equally rather than answer nothing.
+                weights = ModalityWeights::default();
+                for &m in &modalities {
+                    weights.set(m, 1.0);
+                }
+            }
+            let params = FusionParams { k: request.ranking.rrf_k, ..FusionParams::default() };
+            let fused = fuse(&lists, &weights, &params, &IndexContext { index: self });
+            timings_ms.insert("fusion".to_string(), t.elapsed().as_secs_f64() * 1000.0);
+            (self.fused_results(&fused, request.limit), Some("rrf".to_string()))
+        };
         timings_ms.insert("total".to_string(), start.elapsed().as_secs_f64() * 1000.0);
         Ok(SearchResponse {
             query: request.text.clone(),
-            intent: None,
-            confidence: None,
-            fusion_strategy: None,
-            modalities: vec![Modality::Text],
+            intent: Some(intent.as_str().to_string()),
+            confidence: Some(classification.confidence),
+            fusion_strategy: strategy,
+            modalities,
             timings_ms,
             results,
         })
     }
 
+    fn result(
+        &self,
+        chunk: ChunkId,
+        file: FileId,
+        lines: LineSpan,
+        score: f32,
+        ranks: BTreeMap<Modality, u32>,
+    ) -> Option<SearchResult> {
+        let frag = self.fragments.try_get(chunk)?;
+        let entry = self.manifest.files.get(file.index())?;
+        Some(SearchResult {
+            path: entry.path.clone(),
+            start_line: lines.start(),
+            end_line: lines.end(),
+            score,
+            snippet: lines_of(self.content.fragment_text(frag), frag, lines).to_string(),
+            ranks,
+        })
+    }
+
+    fn fused_results(&self, fused: &[FusedHit], limit: usize) -> Vec<SearchResult> {
+        fused
+            .iter()
+            .filter_map(|h| {
+                let ranks = h.contributions.iter().map(|c| (c.modality, c.rank.0)).collect();
+                self.result(h.chunk, h.file, h.lines, h.score, ranks)
+            })
+            .take(limit)
+            .collect()
+    }
+
     fn one_per_file(&self, hits: &[Hit], modality: Modality, limit: usize) -> Vec<SearchResult> {
         let mut seen = HashSet::new();
         let mut out = Vec::new();
-        for (rank, hit) in hits.iter().enumerate() {
+        for hit in hits {
             if out.len() >= limit {
                 break;
             }
             if !seen.insert(hit.file) {
                 continue;
             }
-            let Some(frag) = self.fragments.try_get(hit.chunk) else { continue };
-            let Some(entry) = self.manifest.files.get(hit.file.index()) else { continue };
-            out.push(SearchResult {
-                path: entry.path.clone(),
-                start_line: hit.lines.start(),
-                end_line: hit.lines.end(),
-                score: hit.score,
-                snippet: lines_of(self.content.fragment_text(frag), frag, hit.lines).to_string(),
-                ranks: BTreeMap::from([(modality, rank as u32)]),
-            });
+            let rank = seen.len() as u32 - 1;
+            if let Some(r) = self.result(
+                hit.chunk,
+                hit.file,
+                hit.lines,
+                hit.score,
+                BTreeMap::from([(modality, rank)]),
+            ) {
+                out.push(r);
+            }
         }
         out
     }
@@ -189,8 +300,13 @@ mod tests {
 
     #[test]
     fn lines_of_cuts_the_span() {
-        let frag =
-            Fragment { file: FileId(0), lines: LineSpan::new(10, 13), start_byte: 0, end_byte: 8 };
+        let frag = Fragment {
+            file: FileId(0),
+            lines: LineSpan::new(10, 13),
+            start_byte: 0,
+            end_byte: 8,
+            context_line: None,
+        };
         let text = "a\nb\nc\nd\n";
         assert_eq!(lines_of(text, &frag, LineSpan::new(11, 12)), "b\nc");
         assert_eq!(lines_of(text, &frag, LineSpan::new(13, 13)), "d");

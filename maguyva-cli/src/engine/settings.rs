@@ -1,6 +1,6 @@
 //! Settings that shape an index; changing any of them makes an index stale.
 
-use maguyva_core::{DEFAULT_MAX_FILE_SIZE, LineChunker};
+use maguyva_core::{DEFAULT_MAX_FILE_SIZE, Language, SyntaxChunker};
 use std::collections::BTreeMap;
 
 /// How an index is built.
@@ -9,13 +9,23 @@ pub struct IndexSettings {
     /// Files larger than this many bytes are skipped.
     pub max_file_size: u64,
     /// How files are cut into fragments.
-    pub chunker: LineChunker,
+    pub chunker: SyntaxChunker,
 }
 
 impl Default for IndexSettings {
     fn default() -> Self {
-        IndexSettings { max_file_size: DEFAULT_MAX_FILE_SIZE, chunker: LineChunker::default() }
+        IndexSettings { max_file_size: DEFAULT_MAX_FILE_SIZE, chunker: SyntaxChunker::default() }
     }
+}
+
+/// A short hash of every extraction query, so that changing a query file
+/// rebuilds indexes made with the old one.
+fn queries_hash() -> String {
+    let mut all = String::new();
+    for l in Language::ALL {
+        all.push_str(maguyva_ast::query_source(l));
+    }
+    format!("{:08x}", crc32fast::hash(all.as_bytes()))
 }
 
 impl IndexSettings {
@@ -27,9 +37,16 @@ impl IndexSettings {
         c.insert("corpus".into(), format!("v{}", maguyva_core::CORPUS_VERSION));
         c.insert(
             "fragments".into(),
-            format!("lines:{}:{}", self.chunker.window_lines, self.chunker.max_bytes),
+            format!(
+                "syntax:{}:{}:{}",
+                self.chunker.target_lines, self.chunker.max_whole_lines, self.chunker.max_bytes
+            ),
         );
         c.insert("text".into(), format!("v{}", maguyva_trigram::TEXT_FORMAT.current));
+        c.insert(
+            "structural".into(),
+            format!("v{}:{}", maguyva_ast::SYMBOLS_FORMAT.current, queries_hash()),
+        );
         c
     }
 }

@@ -39,6 +39,8 @@ pub struct EvalOptions {
     pub settings: IndexSettings,
     /// Query-time ranking parameters.
     pub ranking: RankingConfig,
+    /// Run only these modalities (the engine's default when unset).
+    pub modalities: Option<Vec<maguyva_core::Modality>>,
 }
 
 /// Averaged metrics.
@@ -110,6 +112,8 @@ pub struct RepoReport {
     pub fragments: usize,
     /// Index build time in milliseconds (null when an index was reused).
     pub index_ms: Option<f64>,
+    /// Time of each build stage in milliseconds (empty when reused).
+    pub index_stages_ms: Vec<(String, f64)>,
     /// Metrics over its queries.
     pub metrics: Metrics,
     /// Metrics per category.
@@ -164,14 +168,14 @@ pub fn run(opts: &EvalOptions, status: &mut dyn FnMut(&str)) -> Result<EvalRepor
         }
         let dir = IndexDir::new(opts.index_root.join(&repo.spec.name));
         let started = Instant::now();
-        let (index, index_ms) = if opts.reuse {
+        let (index, index_ms, index_stages_ms) = if opts.reuse {
             let (index, _) = open_fresh(&root, &dir, &opts.settings, &NoProgress)
                 .with_context(|| format!("indexing {}", root.display()))?;
-            (index, None)
+            (index, None, Vec::new())
         } else {
-            let (index, _) = build_index(&root, &dir, &opts.settings, &NoProgress)
+            let (index, report) = build_index(&root, &dir, &opts.settings, &NoProgress)
                 .with_context(|| format!("indexing {}", root.display()))?;
-            (index, Some(started.elapsed().as_secs_f64() * 1000.0))
+            (index, Some(started.elapsed().as_secs_f64() * 1000.0), report.stages_ms)
         };
         let mut scores = Vec::new();
         let mut by_cat: BTreeMap<String, Vec<QueryScore>> = BTreeMap::new();
@@ -180,6 +184,7 @@ pub fn run(opts: &EvalOptions, status: &mut dyn FnMut(&str)) -> Result<EvalRepor
             let mut request = SearchRequest::new(task.query.clone());
             request.limit = CUTOFF;
             request.ranking = opts.ranking.clone();
+            request.modalities = opts.modalities.clone();
             let t = Instant::now();
             let response =
                 index.search(&request).with_context(|| format!("query {:?}", task.query))?;
@@ -208,6 +213,7 @@ pub fn run(opts: &EvalOptions, status: &mut dyn FnMut(&str)) -> Result<EvalRepor
             files: index.manifest.files.len(),
             fragments: index.fragments.len(),
             index_ms,
+            index_stages_ms,
             metrics: Metrics::of_queries(&scores),
             by_category: by_cat.iter().map(|(c, s)| (c.clone(), Metrics::of_queries(s))).collect(),
             latency_p50_ms: quantile(&latencies, 0.5),
@@ -299,6 +305,27 @@ pub fn render(report: &EvalReport) -> String {
     );
     if let Some(ms) = report.index_ms_median {
         let _ = writeln!(out, "index time: median {ms:.0} ms per repository");
+        let stage = |r: &RepoReport, name: &str| {
+            r.index_stages_ms.iter().find(|(n, _)| n == name).map_or(0.0, |s| s.1)
+        };
+        let ratios: Vec<f64> = report
+            .repos
+            .iter()
+            .filter(|r| !r.index_stages_ms.is_empty())
+            .map(|r| {
+                let parse = stage(r, "parse");
+                let rest: f64 = r.index_stages_ms.iter().map(|s| s.1).sum::<f64>() - parse;
+                parse / rest.max(f64::EPSILON)
+            })
+            .collect();
+        if !ratios.is_empty() {
+            let max = ratios.iter().copied().fold(0.0, f64::max);
+            let _ = writeln!(
+                out,
+                "parsing / rest of the build: median {:.2}x, max {max:.2}x",
+                quantile(&ratios, 0.5)
+            );
+        }
     }
     let _ = writeln!(out, "queries with no result: {:.1}%", report.zero_result_rate * 100.0);
     if !report.missing_checkouts.is_empty() {

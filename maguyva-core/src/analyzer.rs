@@ -1,7 +1,7 @@
 //! From text to index terms: code-aware tokens, optionally stemmed, so that
 //! `sections`, `parsing` and `handles` meet `section`, `parse` and `handle`.
 
-use maguyva_core::tokens::for_each_token;
+use crate::tokens::for_each_token;
 use rust_stemmers::{Algorithm, Stemmer};
 use serde::{Deserialize, Serialize};
 

@@ -1,0 +1,32 @@
+(class_declaration name: (identifier) @name) @definition.class
+(class name: (identifier) @name) @definition.class
+(function_declaration name: (identifier) @name) @definition.function
+(generator_function_declaration name: (identifier) @name) @definition.function
+(method_definition name: [(property_identifier) (private_property_identifier)] @name) @definition.method
+
+(lexical_declaration
+  (variable_declarator
+    name: (identifier) @name
+    value: [(arrow_function) (function_expression) (generator_function)])) @definition.function
+(variable_declaration
+  (variable_declarator
+    name: (identifier) @name
+    value: [(arrow_function) (function_expression) (generator_function)])) @definition.function
+(expression_statement
+  (assignment_expression
+    left: (member_expression property: (property_identifier) @name)
+    right: [(arrow_function) (function_expression)])) @definition.function
+(pair
+  key: (property_identifier) @name
+  value: [(arrow_function) (function_expression)]) @definition.function
+
+(program (lexical_declaration (variable_declarator name: (identifier) @name)) @definition.constant)
+(program (variable_declaration (variable_declarator name: (identifier) @name)) @definition.constant)
+(export_statement (lexical_declaration (variable_declarator name: (identifier) @name)) @definition.constant)
+
+(export_statement
+  (export_clause (export_specifier name: (identifier) @name !alias))
+  source: (string)) @definition.reexport
+(export_statement
+  (export_clause (export_specifier alias: (identifier) @name))
+  source: (string)) @definition.reexport

@@ -1,0 +1,12 @@
+(class_definition
+  name: (identifier) @name
+  body: (block . (expression_statement (string) @doc))?) @definition.class
+
+(function_definition
+  name: (identifier) @name
+  body: (block . (expression_statement (string) @doc))?) @definition.function
+
+(module
+  (expression_statement
+    (assignment left: (identifier) @name) @definition.constant)
+  (#match? @name "^[A-Z][A-Z0-9_]*$"))

@@ -1,0 +1,527 @@
+//! Parsing one file and extracting its definitions with the language's query.
+
+use crate::error::{Error, Result};
+use crate::grammar::grammar;
+use crate::symbol::{Symbol, SymbolKind};
+use maguyva_core::{FileId, Language, LineSpan};
+use std::cell::RefCell;
+use std::ops::ControlFlow;
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+use streaming_iterator::StreamingIterator;
+use tree_sitter::{Node, Parser, Query, QueryCursor};
+
+/// A parse that takes longer than this is abandoned and the file keeps line
+/// windows; only pathological inputs come near it.
+pub const PARSE_BUDGET: Duration = Duration::from_secs(2);
+
+/// Doc comments longer than this many lines are cut.
+const MAX_DOC_LINES: usize = 30;
+
+/// Signatures are cut at this many characters.
+const MAX_SIGNATURE_CHARS: usize = 240;
+
+/// The extraction query of a language, as shipped in `queries/`.
+pub fn query_source(language: Language) -> &'static str {
+    match language {
+        Language::Bash => include_str!("../queries/bash.scm"),
+        Language::C => include_str!("../queries/c.scm"),
+        Language::Cpp => include_str!("../queries/cpp.scm"),
+        Language::CSharp => include_str!("../queries/csharp.scm"),
+        Language::Elixir => include_str!("../queries/elixir.scm"),
+        Language::Go => include_str!("../queries/go.scm"),
+        Language::Haskell => include_str!("../queries/haskell.scm"),
+        Language::Java => include_str!("../queries/java.scm"),
+        Language::JavaScript => include_str!("../queries/javascript.scm"),
+        Language::Kotlin => include_str!("../queries/kotlin.scm"),
+        Language::Lua => include_str!("../queries/lua.scm"),
+        Language::Php => include_str!("../queries/php.scm"),
+        Language::Python => include_str!("../queries/python.scm"),
+        Language::Ruby => include_str!("../queries/ruby.scm"),
+        Language::Rust => include_str!("../queries/rust.scm"),
+        Language::Scala => include_str!("../queries/scala.scm"),
+        Language::Swift => include_str!("../queries/swift.scm"),
+        Language::TypeScript | Language::Tsx => include_str!("../queries/typescript.scm"),
+        Language::Zig => include_str!("../queries/zig.scm"),
+    }
+}
+
+/// The separator of qualified names in a language.
+pub fn separator(language: Language) -> &'static str {
+    match language {
+        Language::Rust | Language::Cpp | Language::Ruby | Language::Php => "::",
+        _ => ".",
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Role {
+    Definition(SymbolKind),
+    Scope,
+    Name,
+    Container,
+    Doc,
+    Other,
+}
+
+struct CompiledQuery {
+    query: Query,
+    roles: Vec<Role>,
+}
+
+fn compile(language: Language) -> std::result::Result<CompiledQuery, String> {
+    let query =
+        Query::new(&grammar(language), query_source(language)).map_err(|e| e.to_string())?;
+    let roles = query
+        .capture_names()
+        .iter()
+        .map(|name| match *name {
+            "scope" => Role::Scope,
+            "name" => Role::Name,
+            "container" => Role::Container,
+            "doc" => Role::Doc,
+            other => other
+                .strip_prefix("definition.")
+                .and_then(SymbolKind::from_capture)
+                .map_or(Role::Other, Role::Definition),
+        })
+        .collect();
+    Ok(CompiledQuery { query, roles })
+}
+
+fn compiled(language: Language) -> Result<&'static CompiledQuery> {
+    // Compiling a query against a large grammar takes tens of milliseconds,
+    // so each language's is compiled on first use only.
+    type Slot = OnceLock<std::result::Result<CompiledQuery, String>>;
+    static QUERIES: [Slot; Language::ALL.len()] = [const { OnceLock::new() }; Language::ALL.len()];
+    let i = Language::ALL.iter().position(|&l| l == language).unwrap_or(0);
+    match QUERIES[i].get_or_init(|| compile(language)) {
+        Ok(q) => Ok(q),
+        Err(e) => Err(Error::Query { language, message: e.clone() }),
+    }
+}
+
+/// Checks that every language's query compiles against its grammar.
+pub fn check_queries() -> Result<()> {
+    for language in Language::ALL {
+        compiled(language)?;
+    }
+    Ok(())
+}
+
+/// A definition or scope of one file, before symbols are numbered.
+#[derive(Debug, Clone)]
+struct Node0 {
+    kind: Option<SymbolKind>,
+    start_byte: usize,
+    end_byte: usize,
+    lines: LineSpan,
+    name_line: u32,
+    full_name: String,
+    container: Option<String>,
+    doc: Option<String>,
+    pattern: usize,
+}
+
+/// A span of a file's syntax outline: a definition or a scope, for chunking.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OutlineItem {
+    /// The definition, extended upward over its doc comment.
+    pub lines: LineSpan,
+    /// The line of its name (the signature line).
+    pub header: u32,
+}
+
+/// The definitions and outline of one file.
+#[derive(Debug, Clone, Default)]
+pub struct FileOutline {
+    /// Definitions in source order; `container` indexes this list.
+    pub symbols: Vec<Symbol>,
+    /// Definitions and scopes in source order, for syntax-aware fragments.
+    pub items: Vec<OutlineItem>,
+    /// Why the file has no outline (a parse that failed or ran out of time).
+    pub failure: Option<String>,
+}
+
+thread_local! {
+    static PARSER: RefCell<Parser> = RefCell::new(Parser::new());
+}
+
+/// Parses `text` as `language` and extracts its definitions.
+pub fn outline(language: Language, text: &str, file: FileId) -> FileOutline {
+    match try_outline(language, text, file) {
+        Ok(o) => o,
+        Err(e) => FileOutline { failure: Some(e.to_string()), ..FileOutline::default() },
+    }
+}
+
+fn try_outline(language: Language, text: &str, file: FileId) -> Result<FileOutline> {
+    let compiled = compiled(language)?;
+    // A byte-order mark is not code; blank it without moving any offset.
+    let source: std::borrow::Cow<str> = match text.strip_prefix('\u{FEFF}') {
+        Some(rest) => format!("   {rest}").into(),
+        None => text.into(),
+    };
+    let bytes = source.as_bytes();
+    let tree = PARSER.with(|p| {
+        let mut parser = p.borrow_mut();
+        parser.set_language(&grammar(language)).map_err(|e| Error::Parse(e.to_string()))?;
+        let deadline = Instant::now() + PARSE_BUDGET;
+        let mut progress = |_: &tree_sitter::ParseState| {
+            if Instant::now() > deadline {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        };
+        let options = tree_sitter::ParseOptions::new().progress_callback(&mut progress);
+        let tree = parser.parse_with_options(
+            &mut |i, _| bytes.get(i..).unwrap_or(&[]),
+            None,
+            Some(options),
+        );
+        parser.reset();
+        tree.ok_or_else(|| Error::Parse(format!("parsing took longer than {PARSE_BUDGET:?}")))
+    })?;
+
+    let mut nodes = collect(compiled, tree.root_node(), &source);
+    nodes.sort_by(|a, b| {
+        a.start_byte
+            .cmp(&b.start_byte)
+            .then(b.end_byte.cmp(&a.end_byte))
+            .then(a.pattern.cmp(&b.pattern))
+    });
+    // The same node matched by several patterns: the first pattern wins.
+    nodes.dedup_by(|b, a| {
+        a.start_byte == b.start_byte && a.end_byte == b.end_byte && a.full_name == b.full_name
+    });
+    Ok(build(language, merge_clauses(nodes), text, file))
+}
+
+fn collect(compiled: &CompiledQuery, root: Node, source: &str) -> Vec<Node0> {
+    let mut cursor = QueryCursor::new();
+    let mut matches = cursor.matches(&compiled.query, root, source.as_bytes());
+    let mut out = Vec::new();
+    while let Some(m) = matches.next() {
+        let mut def: Option<(Option<SymbolKind>, Node)> = None;
+        let mut name: Option<Node> = None;
+        let mut container = None;
+        let mut doc = None;
+        for c in m.captures() {
+            match compiled.roles.get(c.index as usize).copied().unwrap_or(Role::Other) {
+                Role::Definition(k) => def = Some((Some(k), c.node)),
+                Role::Scope => def = Some((None, c.node)),
+                Role::Name => name = Some(c.node),
+                Role::Container => container = source.get(c.node.byte_range()).map(str::to_string),
+                Role::Doc => doc = source.get(c.node.byte_range()).map(clean_docstring),
+                Role::Other => {}
+            }
+        }
+        let (Some((kind, node)), Some(name)) = (def, name) else { continue };
+        let Some(full_name) = source.get(name.byte_range()).map(|s| s.trim().to_string()) else {
+            continue;
+        };
+        if full_name.is_empty() {
+            continue;
+        }
+        out.push(Node0 {
+            kind,
+            start_byte: node.start_byte(),
+            end_byte: node.end_byte(),
+            lines: LineSpan::new(
+                node.start_position().row as u32 + 1,
+                node.end_position().row as u32 + 1,
+            ),
+            name_line: name.start_position().row as u32 + 1,
+            full_name,
+            container,
+            doc,
+            pattern: m.pattern_index,
+        });
+    }
+    out
+}
+
+/// Joins consecutive definitions of one callable into one: a Haskell type
+/// signature and its equations, the clauses of an Elixir function.
+fn merge_clauses(nodes: Vec<Node0>) -> Vec<Node0> {
+    let mut out: Vec<Node0> = Vec::with_capacity(nodes.len());
+    for n in nodes {
+        if let Some(prev) = out.last_mut()
+            && n.kind.is_some_and(SymbolKind::is_callable)
+            && prev.kind == n.kind
+            && prev.full_name == n.full_name
+            && n.start_byte >= prev.end_byte
+            && n.lines.start() <= prev.lines.end() + 2
+        {
+            prev.end_byte = n.end_byte;
+            prev.lines = LineSpan::new(prev.lines.start(), n.lines.end());
+            continue;
+        }
+        out.push(n);
+    }
+    out
+}
+
+/// Splits `Ecto.Changeset` or `Foo::bar` into the last segment and the whole.
+fn last_segment(full: &str) -> &str {
+    let after_colons = full.rsplit("::").next().unwrap_or(full);
+    let is_path = full.contains('.')
+        && full
+            .split('.')
+            .all(|s| !s.is_empty() && s.chars().all(|c| c.is_alphanumeric() || c == '_'));
+    if is_path { after_colons.rsplit('.').next().unwrap_or(after_colons) } else { after_colons }
+}
+
+fn build(language: Language, nodes: Vec<Node0>, text: &str, file: FileId) -> FileOutline {
+    let sep = separator(language);
+    let lines: Vec<&str> = text.lines().collect();
+    let mut symbols: Vec<Symbol> = Vec::new();
+    // Symbols whose innermost container is a scope (an impl, an extension),
+    // with the scope's name: linked to the type of that name afterwards.
+    let mut in_scope: Vec<(usize, String)> = Vec::new();
+    let mut items = Vec::with_capacity(nodes.len());
+    // Open nodes: (end byte, qualified name, symbol index if a symbol, kind).
+    let mut stack: Vec<(usize, String, Option<u32>, Option<SymbolKind>)> = Vec::new();
+    for n in nodes {
+        while stack.last().is_some_and(|top| top.0 <= n.start_byte) {
+            stack.pop();
+        }
+        let parent = stack.last();
+        let prefix = match (&n.container, parent) {
+            (Some(c), _) => Some(c.clone()),
+            (None, Some(p)) => Some(p.1.clone()),
+            (None, None) => None,
+        };
+        let qualified = match prefix {
+            Some(p) if !p.is_empty() => format!("{p}{sep}{}", n.full_name),
+            _ => n.full_name.clone(),
+        };
+        let doc_start = doc_start_line(&lines, n.lines.start());
+        // A re-export is one line among imports, not a unit of code.
+        if n.kind != Some(SymbolKind::Reexport) {
+            items.push(OutlineItem {
+                lines: LineSpan::new(doc_start, n.lines.end()),
+                header: n.name_line,
+            });
+        }
+        let mut symbol_index = None;
+        if let Some(mut kind) = n.kind {
+            let in_type = n.container.is_some() && language == Language::Go
+                || parent.is_some_and(|p| p.3.is_none_or(SymbolKind::is_type));
+            if kind == SymbolKind::Function && in_type {
+                kind = SymbolKind::Method;
+            }
+            let signature = lines
+                .get(n.name_line as usize - 1)
+                .map(|l| l.trim().chars().take(MAX_SIGNATURE_CHARS).collect())
+                .unwrap_or_default();
+            let doc =
+                n.doc.clone().unwrap_or_else(|| comment_block(&lines, doc_start, n.lines.start()));
+            if let Some(p) = parent.filter(|p| p.3.is_none()) {
+                in_scope.push((symbols.len(), last_segment(&p.1).to_string()));
+            }
+            symbol_index = Some(symbols.len() as u32);
+            symbols.push(Symbol {
+                name: last_segment(&n.full_name).to_string(),
+                qualified_name: qualified.clone(),
+                kind,
+                file,
+                lines: n.lines,
+                name_line: n.name_line,
+                signature,
+                doc,
+                container: stack.iter().rev().find_map(|s| s.2),
+            });
+        }
+        stack.push((n.end_byte, qualified, symbol_index, n.kind));
+    }
+    for (i, scope) in in_scope {
+        if symbols[i].container.is_none() {
+            symbols[i].container =
+                symbols.iter().position(|s| s.kind.is_type() && s.name == scope).map(|p| p as u32);
+        }
+    }
+    FileOutline { symbols, items, failure: None }
+}
+
+fn is_comment(line: &str) -> bool {
+    let t = line.trim_start();
+    ["///", "//", "#", "--", "/*", "*", ";;", "%", "(*"].iter().any(|p| t.starts_with(p))
+        && !t.starts_with("#[")
+        && !t.starts_with("#include")
+        && !t.starts_with("#define")
+}
+
+fn is_annotation(line: &str) -> bool {
+    let t = line.trim_start();
+    t.starts_with("#[")
+        || (t.starts_with('@') && !t.starts_with("@doc") && !t.starts_with("@moduledoc"))
+        || t.starts_with("[") && t.ends_with(']')
+}
+
+/// The first line of the comment block (and attributes) right above `start`.
+fn doc_start_line(lines: &[&str], start: u32) -> u32 {
+    let mut first = start;
+    let mut i = start as usize - 1; // 0-based index of the definition's first line
+    let mut taken = 0;
+    while i > 0 && taken < MAX_DOC_LINES {
+        let line = lines.get(i - 1).copied().unwrap_or("");
+        let t = line.trim_start();
+        if is_comment(line) || is_annotation(line) || t.starts_with("@doc") {
+            first = i as u32;
+            i -= 1;
+            taken += 1;
+        } else {
+            break;
+        }
+    }
+    first
+}
+
+/// The comment lines in `from..start`, markers removed.
+fn comment_block(lines: &[&str], from: u32, start: u32) -> String {
+    let mut out = Vec::new();
+    for l in (from..start).filter_map(|n| lines.get(n as usize - 1)) {
+        if is_annotation(l) {
+            continue;
+        }
+        let t = l
+            .trim()
+            .trim_start_matches(['/', '*', '#', '-', ';', '%', '(', '!'])
+            .trim_end_matches("*/")
+            .trim();
+        let t = t.strip_prefix("@doc").map(str::trim).unwrap_or(t).trim_matches('"').trim();
+        if !t.is_empty() {
+            out.push(t);
+        }
+    }
+    out.join(" ")
+}
+
+fn clean_docstring(raw: &str) -> String {
+    let t = raw.trim().trim_start_matches(['r', 'u', 'b', 'R', 'U', 'B']);
+    let t = t.trim_matches('"').trim_matches('\'');
+    t.split_whitespace().take(200).collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(language: Language, text: &str) -> Vec<(String, SymbolKind, String)> {
+        let o = outline(language, text, FileId(0));
+        assert!(o.failure.is_none(), "{:?}", o.failure);
+        o.symbols.into_iter().map(|s| (s.name, s.kind, s.qualified_name)).collect()
+    }
+
+    #[test]
+    fn every_query_compiles() {
+        check_queries().unwrap();
+    }
+
+    #[test]
+    fn python_methods_docs_and_constants() {
+        let src = "TAX = 1\n\nclass Cart:\n    \"\"\"Holds items.\"\"\"\n    def add(self):\n        pass\n\n# Helper.\ndef helper():\n    pass\n";
+        let o = outline(Language::Python, src, FileId(3));
+        let got: Vec<(&str, SymbolKind, &str)> = o
+            .symbols
+            .iter()
+            .map(|s| (s.name.as_str(), s.kind, s.qualified_name.as_str()))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("TAX", SymbolKind::Constant, "TAX"),
+                ("Cart", SymbolKind::Class, "Cart"),
+                ("add", SymbolKind::Method, "Cart.add"),
+                ("helper", SymbolKind::Function, "helper"),
+            ]
+        );
+        assert_eq!(o.symbols[1].doc, "Holds items.");
+        assert_eq!(o.symbols[3].doc, "Helper.");
+        assert_eq!(o.symbols[3].signature, "def helper():");
+        assert_eq!(o.symbols[2].container, Some(1));
+        assert_eq!(o.symbols[2].lines, LineSpan::new(5, 6));
+        assert_eq!(o.items[3].lines, LineSpan::new(8, 10), "the outline item takes the comment");
+    }
+
+    #[test]
+    fn rust_impl_scopes_qualify_methods() {
+        let src = "pub struct Cart;\nimpl Cart {\n    pub fn add(&mut self) {}\n}\nmod inner {\n    fn f() {}\n}\n";
+        assert_eq!(
+            names(Language::Rust, src),
+            vec![
+                ("Cart".into(), SymbolKind::Struct, "Cart".into()),
+                ("add".into(), SymbolKind::Method, "Cart::add".into()),
+                ("inner".into(), SymbolKind::Module, "inner".into()),
+                ("f".into(), SymbolKind::Function, "inner::f".into()),
+            ]
+        );
+    }
+
+    #[test]
+    fn dotted_and_scoped_names_keep_their_last_segment() {
+        let ex =
+            names(Language::Elixir, "defmodule Ecto.Changeset do\n  def cast(a), do: a\nend\n");
+        assert_eq!(ex[0], ("Changeset".into(), SymbolKind::Module, "Ecto.Changeset".into()));
+        assert_eq!(ex[1], ("cast".into(), SymbolKind::Function, "Ecto.Changeset.cast".into()));
+        let rb = names(
+            Language::Ruby,
+            "module Rack\n  class Utils::Inner\n    def x; end\n  end\nend\n",
+        );
+        assert_eq!(rb[1], ("Inner".into(), SymbolKind::Class, "Rack::Utils::Inner".into()));
+        assert_eq!(rb[2], ("x".into(), SymbolKind::Method, "Rack::Utils::Inner::x".into()));
+    }
+
+    #[test]
+    fn go_receivers_name_the_container() {
+        let src = "package shop\n\ntype Cart struct{}\n\nfunc (c *Cart) Add() {}\n";
+        let got = names(Language::Go, src);
+        assert_eq!(got[1], ("Add".into(), SymbolKind::Method, "Cart.Add".into()));
+    }
+
+    #[test]
+    fn clauses_of_one_function_merge() {
+        let hs = outline(
+            Language::Haskell,
+            "module M where\nf :: Int -> Int\nf 0 = 1\nf n = n\ng = 2\n",
+            FileId(0),
+        );
+        let got: Vec<(&str, LineSpan)> =
+            hs.symbols.iter().map(|s| (s.name.as_str(), s.lines)).collect();
+        assert_eq!(got, vec![("f", LineSpan::new(2, 4)), ("g", LineSpan::new(5, 5))]);
+        let ex = outline(
+            Language::Elixir,
+            "defmodule M do\n  def h(0), do: 1\n  def h(n), do: n\nend\n",
+            FileId(0),
+        );
+        assert_eq!(ex.symbols.len(), 2);
+        assert_eq!(ex.symbols[1].lines, LineSpan::new(2, 3));
+    }
+
+    #[test]
+    fn reexports_are_recorded() {
+        let got = names(
+            Language::Rust,
+            "pub use core::response::{IntoResponse, Parts as P};\nuse std::fmt;\n",
+        );
+        let kinds: Vec<(&str, SymbolKind)> = got.iter().map(|(n, k, _)| (n.as_str(), *k)).collect();
+        assert_eq!(
+            kinds,
+            vec![("IntoResponse", SymbolKind::Reexport), ("P", SymbolKind::Reexport)]
+        );
+        let ts = names(
+            Language::TypeScript,
+            "export { createRouter, type AnyRouter } from './router';\n",
+        );
+        assert_eq!(ts.len(), 2);
+        assert!(ts.iter().all(|(_, k, _)| *k == SymbolKind::Reexport));
+    }
+
+    #[test]
+    fn a_byte_order_mark_does_not_break_parsing() {
+        let got = names(Language::CSharp, "\u{FEFF}namespace A\n{\n    class B {}\n}\n");
+        assert_eq!(got[1], ("B".into(), SymbolKind::Class, "A.B".into()));
+    }
+}

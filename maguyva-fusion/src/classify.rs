@@ -1,0 +1,441 @@
+//! The intent classifier of SPEC "Intent classification": an ordered list of
+//! cheap rules, first match wins. It runs on every query, so it is a single
+//! pass over the words with no regex and no allocation beyond the word list.
+
+use crate::intent::Intent;
+use serde::Serialize;
+
+/// SPEC rule 1: a query starting with a definition keyword.
+pub const CONFIDENCE_DEFINITION_KEYWORD: f32 = 0.95;
+/// SPEC rule 2: "who calls", "callers of" ...
+pub const CONFIDENCE_REFERENCES: f32 = 0.90;
+/// SPEC rule 3: "impact", "blast radius" ...
+pub const CONFIDENCE_IMPACT: f32 = 0.90;
+/// SPEC rule 4: a quoted string.
+pub const CONFIDENCE_QUOTED: f32 = 0.90;
+/// SPEC rule 4: an error token.
+pub const CONFIDENCE_ERROR_TOKEN: f32 = 0.85;
+/// SPEC rule 5: the query is a bare identifier.
+pub const CONFIDENCE_BARE_IDENTIFIER: f32 = 0.80;
+/// SPEC rule 5: an identifier inside a longer query (the floor).
+pub const CONFIDENCE_IDENTIFIER_MIN: f32 = 0.60;
+/// SPEC rule 6: "how", "why", "explain" ...
+pub const CONFIDENCE_UNDERSTAND: f32 = 0.75;
+/// SPEC rule 7: nothing matched.
+pub const CONFIDENCE_FALLBACK: f32 = 0.40;
+/// The find_similar rule (SPEC leaves its design open): "similar to",
+/// "like this", or a query that is itself code.
+pub const CONFIDENCE_SIMILAR: f32 = 0.80;
+
+/// The confidence at or above which an ordinary query skips fusion and goes
+/// to its profile's dominant modality (SPEC "Direct path and fused path").
+pub const DIRECT_THRESHOLD: f32 = 0.85;
+
+const DEFINITION_KEYWORDS: &[&str] = &[
+    "def",
+    "class",
+    "func",
+    "fn",
+    "function",
+    "import",
+    "struct",
+    "interface",
+    "type",
+    "trait",
+    "enum",
+    "module",
+    "impl",
+    "const",
+    "let",
+    "var",
+    "val",
+    "package",
+    "namespace",
+    "protocol",
+    "object",
+    "macro",
+    "typedef",
+    "defmodule",
+    "record",
+];
+const REFERENCE_PHRASES: &[&str] = &[
+    "who calls",
+    "callers of",
+    "caller of",
+    "usages",
+    "usage of",
+    "uses of",
+    "references to",
+    "where is it used",
+    "called from",
+];
+const IMPACT_PHRASES: &[&str] =
+    &["impact", "blast radius", "what depends on", "what breaks if", "depends on", "dependents of"];
+const UNDERSTAND_WORDS: &[&str] =
+    &["how", "why", "explain", "architecture", "overview", "understand"];
+const SIMILAR_PHRASES: &[&str] =
+    &["similar to", "like this", "code like", "same as", "resembles", "analogous to"];
+/// Phrases that only appear in crash output, never in a description.
+const PANIC_PHRASES: &[&str] = &[
+    "traceback (most recent call last)",
+    "panicked at",
+    "segmentation fault",
+    "core dumped",
+    "is not a function",
+    "cannot read properties of",
+    "undefined reference to",
+];
+
+/// Which rule decided, for explanations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Rule {
+    /// Rule 1.
+    DefinitionKeyword,
+    /// Rule 2.
+    References,
+    /// Rule 3.
+    Impact,
+    /// Rule 4, quoted.
+    QuotedString,
+    /// Rule 4, error token.
+    ErrorToken,
+    /// The find_similar rule.
+    Similar,
+    /// Rule 5.
+    Identifier,
+    /// Rule 6.
+    UnderstandWords,
+    /// Rule 7.
+    Fallback,
+}
+
+/// The classifier's answer.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Classification {
+    /// The intent.
+    pub intent: Intent,
+    /// How sure the rule is, 0 to 1.
+    pub confidence: f32,
+    /// The rule that matched.
+    pub rule: Rule,
+}
+
+/// Classifies queries by SPEC's ordered rules.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct IntentClassifier;
+
+fn is_identifier_char(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+/// `parseConfig`, `ParseConfig`, `HTTPServer`: letters with an inner capital.
+fn is_camel(w: &str) -> bool {
+    let mut chars = w.chars();
+    let Some(first) = chars.next() else { return false };
+    first.is_alphabetic()
+        && w.chars().all(|c| c.is_alphanumeric())
+        && w.chars().skip(1).any(char::is_uppercase)
+        && w.chars().any(char::is_lowercase)
+}
+
+/// `parse_config`, `__init__`, `MAX_SIZE`: letters joined by underscores.
+fn is_snake(w: &str) -> bool {
+    w.contains('_')
+        && w.chars().all(is_identifier_char)
+        && w.chars().any(char::is_alphabetic)
+        && w.trim_matches('_').contains(|c: char| c.is_alphabetic())
+}
+
+/// `Router`, `Status`: one capitalized word, an identifier when it stands alone.
+fn is_pascal_word(w: &str) -> bool {
+    w.chars().next().is_some_and(char::is_uppercase)
+        && w.chars().all(char::is_alphanumeric)
+        && w.chars().any(char::is_lowercase)
+}
+
+/// `a.b.C`, `Rack::Response`, `Foo#bar`: a qualified name.
+fn is_qualified(w: &str) -> bool {
+    let parts: Vec<&str> = w.split(['.', ':', '#']).filter(|p| !p.is_empty()).collect();
+    parts.len() >= 2
+        && (w.contains("::") || w.contains('#') || w.contains('.'))
+        && parts.iter().all(|p| {
+            p.chars().all(is_identifier_char)
+                && p.chars().next().is_some_and(|c| !c.is_ascii_digit())
+        })
+        && parts.iter().any(|p| is_camel(p) || is_snake(p) || is_pascal_word(p))
+}
+
+/// `ECONNREFUSED`, `ENOENT`, `ValueError`, `NullPointerException`, `E_FAIL`.
+fn is_error_token(w: &str) -> bool {
+    let errno = w.len() >= 4
+        && w.starts_with('E')
+        && w.chars().all(|c| c.is_ascii_uppercase() || c == '_')
+        && !w.contains("__");
+    let named = (w.ends_with("Error") && w.len() > 5
+        || w.ends_with("Exception") && w.len() > 9
+        || w.ends_with("Panic") && w.len() > 5)
+        && w.chars().next().is_some_and(char::is_uppercase)
+        && w.chars().all(is_identifier_char);
+    let constant = w.chars().all(|c| c.is_ascii_uppercase() || c == '_' || c.is_ascii_digit())
+        && (w.contains("ERR") || w.contains("FAIL"))
+        && w.len() >= 5;
+    errno || named || constant
+}
+
+/// Whether the text reads as a code snippet rather than a question.
+fn looks_like_code(text: &str) -> bool {
+    let t = text.trim();
+    let punct = t
+        .chars()
+        .filter(|c| matches!(c, '{' | '}' | ';' | '(' | ')' | '=' | '<' | '>' | '[' | ']'))
+        .count();
+    (t.contains('\n') && punct >= 2)
+        || t.contains("=>")
+        || t.contains("->") && punct >= 2
+        || t.ends_with(';')
+        || t.ends_with('{')
+        || punct >= 6
+}
+
+fn contains_phrase(lower: &str, phrase: &str) -> bool {
+    lower.match_indices(phrase).any(|(i, m)| {
+        let before = lower[..i].chars().next_back().is_none_or(|c| !c.is_alphanumeric());
+        let after = lower[i + m.len()..].chars().next().is_none_or(|c| !c.is_alphanumeric());
+        before && after
+    })
+}
+
+impl IntentClassifier {
+    /// A classifier.
+    pub fn new() -> IntentClassifier {
+        IntentClassifier
+    }
+
+    /// Classifies one query.
+    pub fn classify(&self, query: &str) -> Classification {
+        let text = query.trim();
+        let lower = text.to_lowercase();
+        let words: Vec<&str> = text.split_whitespace().collect();
+        let first = words.first().map(|w| w.to_lowercase()).unwrap_or_default();
+        let c = |intent, confidence, rule| Classification { intent, confidence, rule };
+
+        // Rule 1: a definition keyword, followed by a name.
+        if words.len() >= 2 && DEFINITION_KEYWORDS.contains(&first.as_str()) {
+            return c(
+                Intent::FindDefinition,
+                CONFIDENCE_DEFINITION_KEYWORD,
+                Rule::DefinitionKeyword,
+            );
+        }
+        // Rule 2.
+        if REFERENCE_PHRASES.iter().any(|p| contains_phrase(&lower, p)) {
+            return c(Intent::FindReferences, CONFIDENCE_REFERENCES, Rule::References);
+        }
+        // Rule 3.
+        if IMPACT_PHRASES.iter().any(|p| contains_phrase(&lower, p)) {
+            return c(Intent::ImpactAnalysis, CONFIDENCE_IMPACT, Rule::Impact);
+        }
+        // Rule 4: a quoted string, or an error token.
+        if quoted(text) {
+            return c(Intent::ExactMatch, CONFIDENCE_QUOTED, Rule::QuotedString);
+        }
+        let bare: Vec<&str> =
+            words.iter().map(|w| w.trim_matches(|c: char| !is_identifier_char(c))).collect();
+        if bare.iter().any(|w| is_error_token(w)) || PANIC_PHRASES.iter().any(|p| lower.contains(p))
+        {
+            return c(Intent::ExactMatch, CONFIDENCE_ERROR_TOKEN, Rule::ErrorToken);
+        }
+        // The find_similar rule: said in words, or the query is code.
+        if SIMILAR_PHRASES.iter().any(|p| contains_phrase(&lower, p)) || looks_like_code(text) {
+            return c(Intent::FindSimilar, CONFIDENCE_SIMILAR, Rule::Similar);
+        }
+        // Rule 5: an identifier; the bare identifier is the surest.
+        let single = words.len() == 1;
+        let identifiers = words
+            .iter()
+            .map(|w| {
+                w.trim_matches(|c: char| {
+                    !(is_identifier_char(c) || c == ':' || c == '.' || c == '#')
+                })
+            })
+            .filter(|w| {
+                is_camel(w) || is_snake(w) || is_qualified(w) || (single && is_pascal_word(w))
+            })
+            .count();
+        if identifiers > 0 {
+            let confidence = if single {
+                CONFIDENCE_BARE_IDENTIFIER
+            } else {
+                // Each word beyond the identifier makes a definition less likely.
+                (CONFIDENCE_BARE_IDENTIFIER - 0.04 * (words.len() - 1) as f32)
+                    .max(CONFIDENCE_IDENTIFIER_MIN)
+            };
+            return c(Intent::FindDefinition, confidence, Rule::Identifier);
+        }
+        // Rule 6.
+        if UNDERSTAND_WORDS.contains(&first.as_str())
+            || contains_phrase(&lower, "what does")
+            || words.iter().any(|w| {
+                matches!(
+                    w.to_lowercase().trim_matches(|c: char| !c.is_alphabetic()),
+                    "explain" | "architecture"
+                )
+            })
+        {
+            return c(Intent::UnderstandCode, CONFIDENCE_UNDERSTAND, Rule::UnderstandWords);
+        }
+        // Rule 7.
+        c(Intent::UnderstandCode, CONFIDENCE_FALLBACK, Rule::Fallback)
+    }
+}
+
+/// Whether the text holds a double-quoted (or backquoted) string.
+fn quoted(text: &str) -> bool {
+    for q in ['"', '`'] {
+        if let Some(a) = text.find(q)
+            && let Some(b) = text[a + 1..].find(q)
+            && b > 0
+        {
+            return true;
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(query: &str, intent: Intent, confidence: f32) {
+        let got = IntentClassifier::new().classify(query);
+        assert_eq!((got.intent, got.confidence), (intent, confidence), "{query:?} -> {got:?}");
+    }
+
+    #[test]
+    fn rule_1_definition_keywords() {
+        for q in [
+            "def parse_config",
+            "class Cart",
+            "func Checkout",
+            "fn main",
+            "import os",
+            "struct Item",
+            "interface Repo",
+            "type Handler",
+        ] {
+            check(q, Intent::FindDefinition, 0.95);
+        }
+        // A keyword alone names nothing; it is not a definition query.
+        check("class", Intent::UnderstandCode, 0.40);
+    }
+
+    #[test]
+    fn rule_2_references() {
+        for q in [
+            "who calls parse_config",
+            "callers of Cart.add",
+            "usages of TAX_RATE",
+            "uses of validate",
+            "references to Item",
+        ] {
+            check(q, Intent::FindReferences, 0.90);
+        }
+    }
+
+    #[test]
+    fn rule_3_impact() {
+        for q in [
+            "impact of changing total_with_tax",
+            "blast radius of pricing.py",
+            "what depends on cart",
+            "what breaks if I change apply_discount",
+        ] {
+            check(q, Intent::ImpactAnalysis, 0.90);
+        }
+    }
+
+    #[test]
+    fn rule_4_quoted_strings_and_error_tokens() {
+        check("\"connection refused\"", Intent::ExactMatch, 0.90);
+        check("find \"invalid cart item\" message", Intent::ExactMatch, 0.90);
+        for q in [
+            "ECONNREFUSED",
+            "ENOENT when opening config",
+            "ValueError",
+            "NullPointerException in checkout",
+            "Traceback (most recent call last):",
+            "thread main panicked at index out of bounds",
+            "E_FAIL",
+        ] {
+            check(q, Intent::ExactMatch, 0.85);
+        }
+    }
+
+    #[test]
+    fn rule_5_identifiers() {
+        check("parseConfig", Intent::FindDefinition, 0.80);
+        check("parse_config", Intent::FindDefinition, 0.80);
+        check("Router", Intent::FindDefinition, 0.80);
+        check("Rack::Response", Intent::FindDefinition, 0.80);
+        check("where is parseConfig defined", Intent::FindDefinition, 0.68);
+        check(
+            "the total_with_tax helper and how it rounds numbers in checkout",
+            Intent::FindDefinition,
+            0.60,
+        );
+    }
+
+    #[test]
+    fn descriptions_of_error_handling_are_not_error_tokens() {
+        check(
+            "exception cause chain traversal and stack trace utilities",
+            Intent::UnderstandCode,
+            0.40,
+        );
+    }
+
+    #[test]
+    fn rule_6_understanding() {
+        for q in [
+            "how does authentication work",
+            "why is the cache flushed twice",
+            "explain the retry loop",
+            "architecture of the indexer",
+            "what does the scheduler do",
+        ] {
+            check(q, Intent::UnderstandCode, 0.75);
+        }
+    }
+
+    #[test]
+    fn rule_7_fallback_and_ambiguous_queries() {
+        for q in [
+            "authentication",
+            "session cookies and tokens",
+            "config",
+            "retry backoff jitter",
+            "the thing with the widgets",
+        ] {
+            check(q, Intent::UnderstandCode, 0.40);
+        }
+    }
+
+    #[test]
+    fn find_similar() {
+        check("code similar to apply_discount", Intent::FindSimilar, 0.80);
+        check("functions like this one", Intent::FindSimilar, 0.80);
+        check("fn(x) => x * 2", Intent::FindSimilar, 0.80);
+        check("for (int i = 0; i < n; i++) { sum += a[i]; }", Intent::FindSimilar, 0.80);
+    }
+
+    #[test]
+    fn rules_are_ordered() {
+        // A definition keyword wins over an error token and an identifier.
+        check("class ValueError", Intent::FindDefinition, 0.95);
+        // References win over an identifier.
+        check("who calls parseConfig", Intent::FindReferences, 0.90);
+        // A quoted string wins over an identifier.
+        check("\"parse_config\"", Intent::ExactMatch, 0.90);
+    }
+}

@@ -1,0 +1,155 @@
+//! The six intents of SPEC "Intent classification" and their weight profiles
+//! (SPEC "Weight profiles").
+
+use crate::weights::ModalityWeights;
+use serde::{Deserialize, Serialize};
+
+/// What kind of question a query asks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Intent {
+    /// "where is parseConfig defined": one definition.
+    FindDefinition,
+    /// "who calls parseConfig": call sites and references.
+    FindReferences,
+    /// "how does authentication work": code that explains a concept.
+    UnderstandCode,
+    /// "code similar to this": neighbours in meaning and shape.
+    FindSimilar,
+    /// "what breaks if I change this": transitive dependents.
+    ImpactAnalysis,
+    /// `"ECONNREFUSED"`: a literal.
+    ExactMatch,
+}
+
+impl Intent {
+    /// Every intent, in SPEC's table order.
+    pub const ALL: [Intent; 6] = [
+        Intent::FindDefinition,
+        Intent::FindReferences,
+        Intent::UnderstandCode,
+        Intent::FindSimilar,
+        Intent::ImpactAnalysis,
+        Intent::ExactMatch,
+    ];
+
+    /// SPEC's name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Intent::FindDefinition => "find_definition",
+            Intent::FindReferences => "find_references",
+            Intent::UnderstandCode => "understand_code",
+            Intent::FindSimilar => "find_similar",
+            Intent::ImpactAnalysis => "impact_analysis",
+            Intent::ExactMatch => "exact_match",
+        }
+    }
+
+    /// SPEC "Weight profiles": the default weights of this intent.
+    pub fn profile(self) -> ModalityWeights {
+        match self {
+            Intent::FindDefinition => ModalityWeights::new(0.2, 0.1, 0.6, 0.1),
+            Intent::FindReferences => ModalityWeights::new(0.1, 0.2, 0.2, 0.5),
+            Intent::UnderstandCode => ModalityWeights::new(0.5, 0.2, 0.2, 0.1),
+            Intent::FindSimilar => ModalityWeights::new(0.4, 0.3, 0.2, 0.1),
+            Intent::ImpactAnalysis => ModalityWeights::new(0.1, 0.1, 0.1, 0.7),
+            Intent::ExactMatch => ModalityWeights::new(0.0, 0.9, 0.1, 0.0),
+        }
+    }
+}
+
+impl std::fmt::Display for Intent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for Intent {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Intent, String> {
+        Intent::ALL
+            .into_iter()
+            .find(|i| i.as_str() == s.trim())
+            .ok_or_else(|| format!("unknown intent {s:?}"))
+    }
+}
+
+/// The weights of every intent, configurable as a whole (for research runs).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct WeightProfile {
+    /// find_definition.
+    pub find_definition: ModalityWeights,
+    /// find_references.
+    pub find_references: ModalityWeights,
+    /// understand_code.
+    pub understand_code: ModalityWeights,
+    /// find_similar.
+    pub find_similar: ModalityWeights,
+    /// impact_analysis.
+    pub impact_analysis: ModalityWeights,
+    /// exact_match.
+    pub exact_match: ModalityWeights,
+}
+
+impl Default for WeightProfile {
+    fn default() -> Self {
+        WeightProfile {
+            find_definition: Intent::FindDefinition.profile(),
+            find_references: Intent::FindReferences.profile(),
+            understand_code: Intent::UnderstandCode.profile(),
+            find_similar: Intent::FindSimilar.profile(),
+            impact_analysis: Intent::ImpactAnalysis.profile(),
+            exact_match: Intent::ExactMatch.profile(),
+        }
+    }
+}
+
+impl WeightProfile {
+    /// The weights of one intent.
+    pub fn weights(&self, intent: Intent) -> ModalityWeights {
+        match intent {
+            Intent::FindDefinition => self.find_definition,
+            Intent::FindReferences => self.find_references,
+            Intent::UnderstandCode => self.understand_code,
+            Intent::FindSimilar => self.find_similar,
+            Intent::ImpactAnalysis => self.impact_analysis,
+            Intent::ExactMatch => self.exact_match,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use maguyva_core::Modality;
+
+    #[test]
+    fn spec_weight_table() {
+        let rows = [
+            (Intent::FindDefinition, [0.2, 0.1, 0.6, 0.1]),
+            (Intent::FindReferences, [0.1, 0.2, 0.2, 0.5]),
+            (Intent::UnderstandCode, [0.5, 0.2, 0.2, 0.1]),
+            (Intent::FindSimilar, [0.4, 0.3, 0.2, 0.1]),
+            (Intent::ImpactAnalysis, [0.1, 0.1, 0.1, 0.7]),
+            (Intent::ExactMatch, [0.0, 0.9, 0.1, 0.0]),
+        ];
+        for (intent, row) in rows {
+            let w = intent.profile();
+            for (m, expected) in Modality::ALL.into_iter().zip(row) {
+                assert_eq!(w.get(m), expected, "{intent} {m}");
+            }
+            assert_eq!(intent.as_str().parse::<Intent>().unwrap(), intent);
+            assert_eq!(WeightProfile::default().weights(intent), w);
+        }
+        assert!(Intent::ExactMatch.profile().active().iter().all(|&m| m != Modality::Semantic));
+    }
+
+    #[test]
+    fn profiles_load_from_partial_json() {
+        let p: WeightProfile = serde_json::from_str(r#"{"exact_match": {"text": 1.0}}"#).unwrap();
+        assert_eq!(p.exact_match, ModalityWeights::new(0.0, 1.0, 0.0, 0.0));
+        assert_eq!(p.find_definition, Intent::FindDefinition.profile());
+    }
+}
