@@ -1,1 +1,1 @@
-(function_definition name: (word) @name) @definition.function
+(function_definition name: (_) @name) @definition.function

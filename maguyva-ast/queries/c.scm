@@ -8,9 +8,9 @@
     declarator: (pointer_declarator
       declarator: (function_declarator declarator: (identifier) @name)))) @definition.function
 
-(struct_specifier name: (type_identifier) @name body: (field_declaration_list)) @definition.struct
-(union_specifier name: (type_identifier) @name body: (field_declaration_list)) @definition.struct
-(enum_specifier name: (type_identifier) @name body: (enumerator_list)) @definition.enum
+(struct_specifier name: (_) @name body: (_)) @definition.struct
+(union_specifier name: (_) @name body: (_)) @definition.struct
+(enum_specifier name: (_) @name body: (_)) @definition.enum
 (type_definition declarator: (type_identifier) @name) @definition.type
-(preproc_def name: (identifier) @name) @definition.macro
-(preproc_function_def name: (identifier) @name) @definition.macro
+(preproc_def name: (_) @name) @definition.macro
+(preproc_function_def name: (_) @name) @definition.macro

@@ -1,28 +1,18 @@
-(class_specifier name: (type_identifier) @name body: (field_declaration_list)) @definition.class
-(class_specifier name: (template_type name: (type_identifier) @name) body: (field_declaration_list)) @definition.class
-(class_specifier name: (qualified_identifier) @name body: (field_declaration_list)) @definition.class
-(struct_specifier name: (type_identifier) @name body: (field_declaration_list)) @definition.struct
-(struct_specifier name: (template_type name: (type_identifier) @name) body: (field_declaration_list)) @definition.struct
-(struct_specifier name: (qualified_identifier) @name body: (field_declaration_list)) @definition.struct
-(union_specifier name: (type_identifier) @name body: (field_declaration_list)) @definition.struct
-(enum_specifier name: (type_identifier) @name body: (enumerator_list)) @definition.enum
-(namespace_definition name: (namespace_identifier) @name) @definition.module
-(namespace_definition name: (nested_namespace_specifier) @name) @definition.module
-(alias_declaration name: (type_identifier) @name) @definition.type
+(class_specifier name: (_) @name body: (_)) @definition.class
+(struct_specifier name: (_) @name body: (_)) @definition.struct
+(union_specifier name: (_) @name body: (_)) @definition.struct
+(enum_specifier name: (_) @name body: (_)) @definition.enum
+(namespace_definition name: (_) @name) @definition.module
+(alias_declaration name: (_) @name) @definition.type
 (type_definition declarator: (type_identifier) @name) @definition.type
-(concept_definition name: (identifier) @name) @definition.interface
+(concept_definition name: (_) @name) @definition.interface
 
 (function_definition
-  declarator: (function_declarator
-    declarator: [(identifier) (field_identifier) (qualified_identifier) (destructor_name) (operator_name)] @name)) @definition.function
+  declarator: (function_declarator declarator: (_) @name)) @definition.function
 (function_definition
-  declarator: (pointer_declarator
-    declarator: (function_declarator
-      declarator: [(identifier) (field_identifier) (qualified_identifier)] @name))) @definition.function
+  declarator: (pointer_declarator declarator: (function_declarator declarator: (_) @name))) @definition.function
 (function_definition
-  declarator: (reference_declarator
-    (function_declarator
-      declarator: [(identifier) (field_identifier) (qualified_identifier)] @name))) @definition.function
+  declarator: (reference_declarator (function_declarator declarator: (_) @name))) @definition.function
 
-(preproc_def name: (identifier) @name) @definition.macro
-(preproc_function_def name: (identifier) @name) @definition.macro
+(preproc_def name: (_) @name) @definition.macro
+(preproc_function_def name: (_) @name) @definition.macro

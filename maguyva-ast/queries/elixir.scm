@@ -1,29 +1,19 @@
 (call
   target: (identifier) @_keyword
-  (arguments (alias) @name)
+  (arguments . (_) @name)
   (#any-of? @_keyword "defmodule" "defprotocol")) @definition.module
 
 (call
   target: (identifier) @_keyword
-  (arguments
-    [
-      (identifier) @name
-      (call target: (identifier) @name)
-      (binary_operator left: (call target: (identifier) @name) operator: "when")
-    ])
+  (arguments . (_) @name)
   (#any-of? @_keyword "defmacro" "defmacrop" "defguard" "defguardp")) @definition.macro
 
 (call
   target: (identifier) @_keyword
-  (arguments
-    [
-      (identifier) @name
-      (call target: (identifier) @name)
-      (binary_operator left: (call target: (identifier) @name) operator: "when")
-    ])
+  (arguments . (_) @name)
   (#any-of? @_keyword "def" "defp" "defdelegate" "defn" "defnp")) @definition.function
 
 (call
   target: (identifier) @_keyword
-  (arguments (alias) @name)
+  (arguments . (_) @name)
   (#eq? @_keyword "defimpl")) @scope

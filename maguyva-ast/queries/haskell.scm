@@ -1,9 +1,9 @@
-(data_type name: (name) @name) @definition.type
-(newtype name: (name) @name) @definition.type
-(type_synonym name: (name) @name) @definition.type
-(type_family name: (name) @name) @definition.type
-(class name: (name) @name) @definition.interface
-(declarations (signature name: (variable) @name) @definition.function)
-(declarations (function name: (variable) @name) @definition.function)
-(declarations (bind name: (variable) @name) @definition.function)
-(class_declarations (signature name: (variable) @name) @definition.method)
+(data_type name: (_) @name) @definition.type
+(newtype name: (_) @name) @definition.type
+(type_synonym name: (_) @name) @definition.type
+(type_family name: (_) @name) @definition.type
+(class name: (_) @name) @definition.interface
+(declarations (signature name: (_) @name) @definition.function)
+(declarations (function name: (_) @name) @definition.function)
+(declarations (bind name: (_) @name) @definition.function)
+(class_declarations (signature name: (_) @name) @definition.method)

@@ -1,8 +1,8 @@
-(class_declaration name: (identifier) @name) @definition.class
-(class name: (identifier) @name) @definition.class
-(function_declaration name: (identifier) @name) @definition.function
-(generator_function_declaration name: (identifier) @name) @definition.function
-(method_definition name: [(property_identifier) (private_property_identifier)] @name) @definition.method
+(class_declaration name: (_) @name) @definition.class
+(class name: (_) @name) @definition.class
+(function_declaration name: (_) @name) @definition.function
+(generator_function_declaration name: (_) @name) @definition.function
+(method_definition name: (_) @name) @definition.method
 
 (lexical_declaration
   (variable_declarator
@@ -14,7 +14,7 @@
     value: [(arrow_function) (function_expression) (generator_function)])) @definition.function
 (expression_statement
   (assignment_expression
-    left: (member_expression property: (property_identifier) @name)
+    left: (member_expression property: (_) @name)
     right: [(arrow_function) (function_expression)])) @definition.function
 (pair
   key: (property_identifier) @name
@@ -25,8 +25,8 @@
 (export_statement (lexical_declaration (variable_declarator name: (identifier) @name)) @definition.constant)
 
 (export_statement
-  (export_clause (export_specifier name: (identifier) @name !alias))
+  (export_clause (export_specifier name: (_) @name !alias))
   source: (string)) @definition.reexport
 (export_statement
-  (export_clause (export_specifier alias: (identifier) @name))
+  (export_clause (export_specifier alias: (_) @name))
   source: (string)) @definition.reexport

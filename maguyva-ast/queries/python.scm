@@ -1,9 +1,9 @@
 (class_definition
-  name: (identifier) @name
+  name: (_) @name
   body: (block . (expression_statement (string) @doc))?) @definition.class
 
 (function_definition
-  name: (identifier) @name
+  name: (_) @name
   body: (block . (expression_statement (string) @doc))?) @definition.function
 
 (module

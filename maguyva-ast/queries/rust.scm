@@ -1,19 +1,16 @@
-(struct_item name: (type_identifier) @name) @definition.struct
-(union_item name: (type_identifier) @name) @definition.struct
-(enum_item name: (type_identifier) @name) @definition.enum
-(trait_item name: (type_identifier) @name) @definition.trait
-(type_item name: (type_identifier) @name) @definition.type
-(function_item name: (identifier) @name) @definition.function
-(function_signature_item name: (identifier) @name) @definition.function
-(mod_item name: (identifier) @name body: (declaration_list)) @definition.module
-(macro_definition name: (identifier) @name) @definition.macro
-(const_item name: (identifier) @name) @definition.constant
-(static_item name: (identifier) @name) @definition.constant
+(struct_item name: (_) @name) @definition.struct
+(union_item name: (_) @name) @definition.struct
+(enum_item name: (_) @name) @definition.enum
+(trait_item name: (_) @name) @definition.trait
+(type_item name: (_) @name) @definition.type
+(function_item name: (_) @name) @definition.function
+(function_signature_item name: (_) @name) @definition.function
+(mod_item name: (_) @name body: (declaration_list)) @definition.module
+(macro_definition name: (_) @name) @definition.macro
+(const_item name: (_) @name) @definition.constant
+(static_item name: (_) @name) @definition.constant
 
-(impl_item type: (type_identifier) @name) @scope
-(impl_item type: (generic_type type: (type_identifier) @name)) @scope
-(impl_item type: (scoped_type_identifier name: (type_identifier) @name)) @scope
-(impl_item type: (generic_type type: (scoped_type_identifier name: (type_identifier) @name))) @scope
+(impl_item type: (_) @name) @scope
 
 (use_declaration (visibility_modifier)
   argument: (scoped_use_list list: (use_list (identifier) @name))) @definition.reexport

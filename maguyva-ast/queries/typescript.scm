@@ -1,17 +1,17 @@
-(class_declaration name: (type_identifier) @name) @definition.class
-(abstract_class_declaration name: (type_identifier) @name) @definition.class
-(class name: (type_identifier) @name) @definition.class
-(interface_declaration name: (type_identifier) @name) @definition.interface
-(type_alias_declaration name: (type_identifier) @name) @definition.type
-(enum_declaration name: (identifier) @name) @definition.enum
-(internal_module name: [(identifier) (nested_identifier)] @name) @definition.module
-(module name: [(identifier) (nested_identifier)] @name) @definition.module
-(function_declaration name: (identifier) @name) @definition.function
-(generator_function_declaration name: (identifier) @name) @definition.function
-(function_signature name: (identifier) @name) @definition.function
-(method_definition name: [(property_identifier) (private_property_identifier)] @name) @definition.method
-(method_signature name: (property_identifier) @name) @definition.method
-(abstract_method_signature name: (property_identifier) @name) @definition.method
+(class_declaration name: (_) @name) @definition.class
+(abstract_class_declaration name: (_) @name) @definition.class
+(class name: (_) @name) @definition.class
+(interface_declaration name: (_) @name) @definition.interface
+(type_alias_declaration name: (_) @name) @definition.type
+(enum_declaration name: (_) @name) @definition.enum
+(internal_module name: (_) @name) @definition.module
+(module name: (_) @name) @definition.module
+(function_declaration name: (_) @name) @definition.function
+(generator_function_declaration name: (_) @name) @definition.function
+(function_signature name: (_) @name) @definition.function
+(method_definition name: (_) @name) @definition.method
+(method_signature name: (_) @name) @definition.method
+(abstract_method_signature name: (_) @name) @definition.method
 
 (lexical_declaration
   (variable_declarator
@@ -25,8 +25,8 @@
 (export_statement (lexical_declaration (variable_declarator name: (identifier) @name)) @definition.constant)
 
 (export_statement
-  (export_clause (export_specifier name: (identifier) @name !alias))
+  (export_clause (export_specifier name: (_) @name !alias))
   source: (string)) @definition.reexport
 (export_statement
-  (export_clause (export_specifier alias: (identifier) @name))
+  (export_clause (export_specifier alias: (_) @name))
   source: (string)) @definition.reexport

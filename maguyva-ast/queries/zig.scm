@@ -2,5 +2,5 @@
 (variable_declaration (identifier) @name (union_declaration)) @definition.struct
 (variable_declaration (identifier) @name (enum_declaration)) @definition.enum
 (variable_declaration (identifier) @name (opaque_declaration)) @definition.type
-(function_declaration name: (identifier) @name) @definition.function
+(function_declaration name: (_) @name) @definition.function
 (source_file (variable_declaration (identifier) @name) @definition.constant)

@@ -218,7 +218,8 @@ fn collect(compiled: &CompiledQuery, root: Node, source: &str) -> Vec<Node0> {
             }
         }
         let (Some((kind, node)), Some(name)) = (def, name) else { continue };
-        let Some(full_name) = source.get(name.byte_range()).map(|s| s.trim().to_string()) else {
+        let name = name_node(name);
+        let Some(full_name) = source.get(name.byte_range()).map(clean_name) else {
             continue;
         };
         if full_name.is_empty() {
@@ -240,6 +241,36 @@ fn collect(compiled: &CompiledQuery, root: Node, source: &str) -> Vec<Node0> {
         });
     }
     out
+}
+
+/// The node that holds a definition's name. Queries capture the head of a
+/// definition cheaply (a wildcard compiles far faster than a list of node
+/// kinds); a call head (`def f(x)`) or a guard (`def f(x) when ...`) holds
+/// its name further down.
+fn name_node(mut node: Node) -> Node {
+    for _ in 0..4 {
+        let next = match node.kind() {
+            "call" => node.child_by_field_name("target"),
+            "binary_operator" => node.child_by_field_name("left"),
+            _ => None,
+        };
+        match next {
+            Some(n) => node = n,
+            None => break,
+        }
+    }
+    node
+}
+
+/// A name's text without generic arguments or whitespace: `Matrix<T>` is
+/// `Matrix`, `Monad[F]` is `Monad`, `&'a Foo` is `Foo`.
+fn clean_name(raw: &str) -> String {
+    let t = raw.trim().trim_start_matches(['&', '*']).trim_start_matches("mut ").trim();
+    let t = match t.find(['<', '[', '(']) {
+        Some(i) if i > 0 => &t[..i],
+        _ => t,
+    };
+    t.split_whitespace().collect::<Vec<_>>().join("")
 }
 
 /// Joins consecutive definitions of one callable into one: a Haskell type

@@ -7,7 +7,6 @@ use crate::symbol::{Symbol, SymbolKind};
 use crate::table::{SymbolTable, normalize};
 use maguyva_core::{FileId, FragmentTable, Hit, LineSpan, Modality, Query, Retriever, SymbolId};
 use serde::{Deserialize, Serialize};
-use std::collections::HashMap;
 use std::sync::Arc;
 
 /// Words that carry no meaning for definition search.
@@ -62,6 +61,13 @@ const STOPWORDS: &[&str] = &[
     "used",
     "use",
 ];
+
+/// Words of a doc comment compared with the query.
+const DOC_SUMMARY_WORDS: usize = 40;
+
+/// At least this many candidates, best by name score, get their bonuses
+/// computed and are ranked.
+const MIN_RERANKED: usize = 256;
 
 /// Kind words and the kinds they ask for.
 const KIND_HINTS: &[(&str, &[SymbolKind])] = {
@@ -299,10 +305,18 @@ impl StructuralRetriever {
     pub fn definitions(&self, text: &str, limit: usize) -> Vec<(SymbolId, f32)> {
         let q = DefinitionQuery::parse(text, &self.table);
         let p = &self.params;
-        let mut scores: HashMap<SymbolId, f32> = HashMap::new();
+        // Dense arrays indexed by symbol: cheaper than maps for the long
+        // posting lists of common words.
+        let n = self.table.len();
+        let mut scores = vec![f32::MIN; n];
+        let mut touched: Vec<u32> = Vec::new();
         let mut bump = |id: SymbolId, s: f32| {
-            let e = scores.entry(id).or_insert(f32::MIN);
-            *e = e.max(s);
+            if let Some(e) = scores.get_mut(id.index()) {
+                if *e == f32::MIN {
+                    touched.push(id.0);
+                }
+                *e = e.max(s);
+            }
         };
         for ident in &q.idents {
             for id in self.table.by_normalized_name(&normalize(&ident.name)) {
@@ -340,30 +354,42 @@ impl StructuralRetriever {
         if !q.words.is_empty() {
             // A word found in many names (`bash` in a repository of bash
             // scripts) says little; a rare one says much.
-            let n = self.table.len().max(1) as f32;
-            let idf = |df: usize| (1.0 + n / (df as f32 + 1.0)).ln();
+            let idf = |df: usize| (1.0 + n.max(1) as f32 / (df as f32 + 1.0)).ln();
             let total: f32 = q.words.iter().map(|w| idf(self.table.by_name_word(w).len())).sum();
-            let mut hits: HashMap<SymbolId, (u32, f32)> = HashMap::new();
+            let mut matched = vec![(0u32, 0f32); n];
+            let mut seen: Vec<u32> = Vec::new();
             for w in &q.words {
                 let list = self.table.by_name_word(w);
                 let weight = idf(list.len());
                 for &i in list {
-                    let e = hits.entry(SymbolId(i)).or_default();
-                    e.0 += 1;
-                    e.1 += weight;
+                    if let Some(e) = matched.get_mut(i as usize) {
+                        if e.0 == 0 {
+                            seen.push(i);
+                        }
+                        e.0 += 1;
+                        e.1 += weight;
+                    }
                 }
             }
-            let analyzer = self.table.analyzer();
-            for (id, (matched, weight)) in hits {
-                let Some(sym) = self.table.get(id) else { continue };
+            for i in seen {
+                let (count, weight) = matched[i as usize];
+                let Some(sym) = self.table.get(SymbolId(i)) else { continue };
+                // Stemming does not change how many words a name has.
                 let mut parts = 0;
-                analyzer.for_each_term(&sym.name, |_| parts += 1);
+                maguyva_core::tokens::for_each_token(&sym.name, |_| parts += 1);
                 let coverage = weight / total.max(f32::EPSILON)
-                    * (matched as f32 / parts.max(1) as f32).min(1.0);
-                bump(id, p.sub_words * coverage);
+                    * (count as f32 / parts.max(1) as f32).min(1.0);
+                bump(SymbolId(i), p.sub_words * coverage);
             }
         }
-        let mut ranked: Vec<(SymbolId, f32)> = scores
+        let scores: Vec<(SymbolId, f32)> =
+            touched.into_iter().map(|i| (SymbolId(i), scores[i as usize])).collect();
+        // Bonuses are small next to name scores, so they are only worth
+        // computing (they read signatures and docs) for the best candidates.
+        let mut base: Vec<(SymbolId, f32)> = scores.into_iter().collect();
+        base.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        base.truncate(limit.max(1).saturating_mul(4).max(MIN_RERANKED));
+        let mut ranked: Vec<(SymbolId, f32)> = base
             .into_iter()
             .filter_map(|(id, base)| {
                 let sym = self.table.get(id)?;
@@ -395,16 +421,18 @@ impl StructuralRetriever {
         b -= 0.02 * depth.min(5.0);
         b += 0.05 * ((1.0 + sym.lines.len() as f32).ln() / 2000f32.ln()).min(1.0);
         if !q.words.is_empty() {
-            let mut found = 0;
-            let analyzer = self.table.analyzer();
-            let mut terms = Vec::new();
-            analyzer.for_each_term(&sym.signature, |t| terms.push(t.to_string()));
-            analyzer.for_each_term(&sym.doc, |t| terms.push(t.to_string()));
-            for w in &q.words {
-                if terms.iter().any(|t| t == w) {
-                    found += 1;
-                }
-            }
+            // The first sentences of a doc comment say what the code is; the
+            // rest (parameters, examples) would only cost time. Stems are
+            // prefixes of their words, so a substring test finds the word
+            // forms without stemming the text.
+            let summary_end = sym
+                .doc
+                .char_indices()
+                .filter(|&(_, c)| c == ' ')
+                .nth(DOC_SUMMARY_WORDS)
+                .map_or(sym.doc.len(), |(i, _)| i);
+            let hay = format!("{} {}", sym.signature, &sym.doc[..summary_end]).to_lowercase();
+            let found = q.words.iter().filter(|w| hay.contains(w.as_str())).count();
             b += p.signature_words * found as f32 / q.words.len() as f32;
         }
         b
