@@ -14,3 +14,6 @@
 (type_definition declarator: (type_identifier) @name) @definition.type
 (preproc_def name: (_) @name) @definition.macro
 (preproc_function_def name: (_) @name) @definition.macro
+
+; Imports.
+(preproc_include path: (_) @import)

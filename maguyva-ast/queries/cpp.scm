@@ -16,3 +16,6 @@
 
 (preproc_def name: (_) @name) @definition.macro
 (preproc_function_def name: (_) @name) @definition.macro
+
+; Imports.
+(preproc_include path: (_) @import)

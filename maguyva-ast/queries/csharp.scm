@@ -9,3 +9,6 @@
 (property_declaration name: (_) @name) @definition.property
 (namespace_declaration name: (_) @name) @definition.module
 (file_scoped_namespace_declaration name: (_) @name) @definition.module
+
+; Imports.
+(using_directive (_) @import)

@@ -17,3 +17,9 @@
   target: (identifier) @_keyword
   (arguments . (_) @name)
   (#eq? @_keyword "defimpl")) @scope
+
+; Imports.
+(call
+  target: (identifier) @_keyword
+  (arguments . (alias) @import)
+  (#any-of? @_keyword "alias" "import" "use" "require"))

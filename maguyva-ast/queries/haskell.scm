@@ -7,3 +7,6 @@
 (declarations (function name: (_) @name) @definition.function)
 (declarations (bind name: (_) @name) @definition.function)
 (class_declarations (signature name: (_) @name) @definition.method)
+
+; Imports.
+(import module: (module) @import)

@@ -9,3 +9,6 @@
 (field_declaration
   declarator: (variable_declarator name: (_) @name)
   (#match? @name "^[A-Z][A-Z0-9_]*$")) @definition.constant
+
+; Imports.
+(import_declaration (_) @import)

@@ -8,3 +8,6 @@
 (function_declaration name: (_) @name) @definition.function
 (type_alias type: (_) @name) @definition.type
 (source_file (property_declaration (variable_declaration (identifier) @name)) @definition.constant)
+
+; Imports.
+(import (qualified_identifier) @import)

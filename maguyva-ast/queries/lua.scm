@@ -10,3 +10,9 @@
   (variable_list name: (identifier) @name)
   (expression_list value: (function_definition))) @definition.function
 (field name: (_) @name value: (function_definition)) @definition.function
+
+; Imports.
+(function_call
+  name: (identifier) @_require
+  arguments: (arguments . (string content: (_) @import))
+  (#eq? @_require "require"))

@@ -22,3 +22,7 @@
   argument: (scoped_identifier name: (identifier) @name)) @definition.reexport
 (use_declaration (visibility_modifier)
   argument: (use_as_clause alias: (identifier) @name)) @definition.reexport
+
+; Imports.
+(use_declaration argument: (_) @import)
+(mod_item name: (_) @import.module !body)

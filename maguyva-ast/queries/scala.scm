@@ -8,3 +8,6 @@
 (given_definition name: (_) @name) @definition.constant
 (compilation_unit (val_definition pattern: (identifier) @name) @definition.constant)
 (template_body (val_definition pattern: (identifier) @name) @definition.constant)
+
+; Imports.
+(import_declaration) @import

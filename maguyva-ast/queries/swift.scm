@@ -8,3 +8,6 @@
 (init_declaration name: "init" @name) @definition.method
 (typealias_declaration name: (_) @name) @definition.type
 (source_file (property_declaration name: (pattern bound_identifier: (_) @name)) @definition.constant)
+
+; Imports.
+(import_declaration (identifier) @import)

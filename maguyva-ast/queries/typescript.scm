@@ -30,3 +30,11 @@
 (export_statement
   (export_clause (export_specifier alias: (_) @name))
   source: (string)) @definition.reexport
+
+; Imports.
+(import_statement source: (string (string_fragment) @import))
+(export_statement source: (string (string_fragment) @import))
+(call_expression
+  function: (identifier) @_require
+  arguments: (arguments . (string (string_fragment) @import))
+  (#eq? @_require "require"))

@@ -4,3 +4,9 @@
 (variable_declaration (identifier) @name (opaque_declaration)) @definition.type
 (function_declaration name: (_) @name) @definition.function
 (source_file (variable_declaration (identifier) @name) @definition.constant)
+
+; Imports.
+(builtin_function
+  (builtin_identifier) @_builtin
+  (arguments . (string (string_content) @import.relative))
+  (#eq? @_builtin "@import"))

@@ -2,6 +2,7 @@
 
 use crate::error::{Error, Result};
 use crate::grammar::grammar;
+use crate::occurrence::{Import, ImportKind, Occurrence, import_path, occurrences};
 use crate::symbol::{Symbol, SymbolKind};
 use maguyva_core::{FileId, Language, LineSpan};
 use std::cell::RefCell;
@@ -61,6 +62,8 @@ enum Role {
     Name,
     Container,
     Doc,
+    Import(ImportKind),
+    ImportName,
     Other,
 }
 
@@ -80,6 +83,10 @@ fn compile(language: Language) -> std::result::Result<CompiledQuery, String> {
             "name" => Role::Name,
             "container" => Role::Container,
             "doc" => Role::Doc,
+            "import" => Role::Import(ImportKind::Module),
+            "import.relative" => Role::Import(ImportKind::Relative),
+            "import.module" => Role::Import(ImportKind::ModDecl),
+            "import.name" => Role::ImportName,
             other => other
                 .strip_prefix("definition.")
                 .and_then(SymbolKind::from_capture)
@@ -139,6 +146,10 @@ pub struct FileOutline {
     pub symbols: Vec<Symbol>,
     /// Definitions and scopes in source order, for syntax-aware fragments.
     pub items: Vec<OutlineItem>,
+    /// What the file imports.
+    pub imports: Vec<Import>,
+    /// The names the file uses, by enclosing definition.
+    pub occurrences: Vec<Occurrence>,
     /// Why the file has no outline (a parse that failed or ran out of time).
     pub failure: Option<String>,
 }
@@ -184,7 +195,7 @@ fn try_outline(language: Language, text: &str, file: FileId) -> Result<FileOutli
         tree.ok_or_else(|| Error::Parse(format!("parsing took longer than {PARSE_BUDGET:?}")))
     })?;
 
-    let mut nodes = collect(compiled, tree.root_node(), &source);
+    let (mut nodes, imports) = collect(compiled, tree.root_node(), &source);
     nodes.sort_by(|a, b| {
         a.start_byte
             .cmp(&b.start_byte)
@@ -195,14 +206,20 @@ fn try_outline(language: Language, text: &str, file: FileId) -> Result<FileOutli
     nodes.dedup_by(|b, a| {
         a.start_byte == b.start_byte && a.end_byte == b.end_byte && a.full_name == b.full_name
     });
-    Ok(build(language, merge_clauses(nodes), text, file))
+    let mut outline = build(language, merge_clauses(nodes), text, file);
+    outline.occurrences = occurrences(language, tree.root_node(), &source, &outline.symbols);
+    outline.imports = imports;
+    Ok(outline)
 }
 
-fn collect(compiled: &CompiledQuery, root: Node, source: &str) -> Vec<Node0> {
+fn collect(compiled: &CompiledQuery, root: Node, source: &str) -> (Vec<Node0>, Vec<Import>) {
     let mut cursor = QueryCursor::new();
     let mut matches = cursor.matches(&compiled.query, root, source.as_bytes());
     let mut out = Vec::new();
+    let mut imports = Vec::new();
     while let Some(m) = matches.next() {
+        let mut import: Option<(Node, ImportKind)> = None;
+        let mut import_name = None;
         let mut def: Option<(Option<SymbolKind>, Node)> = None;
         let mut name: Option<Node> = None;
         let mut container = None;
@@ -214,8 +231,25 @@ fn collect(compiled: &CompiledQuery, root: Node, source: &str) -> Vec<Node0> {
                 Role::Name => name = Some(c.node),
                 Role::Container => container = source.get(c.node.byte_range()).map(str::to_string),
                 Role::Doc => doc = source.get(c.node.byte_range()).map(clean_docstring),
+                Role::Import(kind) => import = Some((c.node, kind)),
+                Role::ImportName => {
+                    import_name = source.get(c.node.byte_range()).map(str::to_string)
+                }
                 Role::Other => {}
             }
+        }
+        if let Some((node, kind)) = import {
+            if let Some((path, kind)) =
+                source.get(node.byte_range()).and_then(|t| import_path(t, kind))
+            {
+                imports.push(Import {
+                    path,
+                    name: import_name,
+                    kind,
+                    line: node.start_position().row as u32 + 1,
+                });
+            }
+            continue;
         }
         let (Some((kind, node)), Some(name)) = (def, name) else { continue };
         let name = name_node(name);
@@ -240,7 +274,7 @@ fn collect(compiled: &CompiledQuery, root: Node, source: &str) -> Vec<Node0> {
             pattern: m.pattern_index,
         });
     }
-    out
+    (out, imports)
 }
 
 /// The node that holds a definition's name. Queries capture the head of a
@@ -373,7 +407,7 @@ fn build(language: Language, nodes: Vec<Node0>, text: &str, file: FileId) -> Fil
                 symbols.iter().position(|s| s.kind.is_type() && s.name == scope).map(|p| p as u32);
         }
     }
-    FileOutline { symbols, items, failure: None }
+    FileOutline { symbols, items, imports: Vec::new(), occurrences: Vec::new(), failure: None }
 }
 
 fn is_comment(line: &str) -> bool {

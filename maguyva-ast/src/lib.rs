@@ -23,6 +23,7 @@ pub use crate::{
         FileOutline, OutlineItem, PARSE_BUDGET, check_queries, outline, query_source, separator,
     },
     grammar::grammar,
+    occurrence::{Import, ImportKind, Occurrence, import_path},
     search::{DefinitionQuery, StructuralParams, StructuralRetriever},
     symbol::{Symbol, SymbolKind},
     table::{SYMBOLS_FILE, SYMBOLS_FORMAT, SymbolTable, normalize},
@@ -31,6 +32,7 @@ pub use crate::{
 mod error;
 mod extract;
 mod grammar;
+mod occurrence;
 mod search;
 mod symbol;
 mod table;

@@ -34,6 +34,10 @@ enum Command {
     Eval(EvalArgs),
     /// List the definitions found in a folder.
     Symbols(SymbolsArgs),
+    /// Show where a function, type or constant is called or mentioned.
+    Callers(CallersArgs),
+    /// Show what depends, transitively, on a definition or a file.
+    Impact(ImpactArgs),
 }
 
 #[derive(Args, Debug, Clone)]
@@ -149,6 +153,37 @@ struct SymbolsArgs {
     opts: IndexOpts,
 }
 
+#[derive(Args, Debug)]
+struct CallersArgs {
+    /// The name (`parse_config`, `Cart.checkout`, `Rack::Response`).
+    name: String,
+    /// The folder.
+    #[arg(long, short, default_value = ".")]
+    path: PathBuf,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    opts: IndexOpts,
+}
+
+#[derive(Args, Debug)]
+struct ImpactArgs {
+    /// A definition's name or a file's path.
+    target: String,
+    /// The folder.
+    #[arg(long, short, default_value = ".")]
+    path: PathBuf,
+    /// How many hops of dependents to follow.
+    #[arg(long, default_value_t = 3)]
+    depth: u32,
+    /// Print JSON.
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    opts: IndexOpts,
+}
+
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
 enum ColorChoice {
     Auto,
@@ -198,6 +233,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Search(args) => search(args),
         Command::Eval(args) => evaluate(args),
         Command::Symbols(args) => symbols(args),
+        Command::Callers(args) => callers(args),
+        Command::Impact(args) => impact(args),
     }
 }
 
@@ -302,15 +339,49 @@ fn evaluate(args: EvalArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn symbols(args: SymbolsArgs) -> Result<ExitCode> {
-    let dir = args.opts.dir(&args.path);
-    let progress = BarProgress::new(!args.json);
-    let (index, refresh) = open_fresh(&args.path, &dir, &args.opts.settings(), &progress)
-        .with_context(|| format!("indexing {}", args.path.display()))?;
+/// The fresh index of a folder, with a progress bar unless JSON is printed.
+fn fresh_index(path: &Path, opts: &IndexOpts, json: bool) -> Result<engine::Index> {
+    let dir = opts.dir(path);
+    let progress = BarProgress::new(!json);
+    let (index, refresh) = open_fresh(path, &dir, &opts.settings(), &progress)
+        .with_context(|| format!("indexing {}", path.display()))?;
     progress.finish();
     if let Some(text) = refresh.note() {
         note(&text);
     }
+    Ok(index)
+}
+
+fn callers(args: CallersArgs) -> Result<ExitCode> {
+    let index = fresh_index(&args.path, &args.opts, args.json)?;
+    let report = index.callers(&args.name)?;
+    if report.targets.is_empty() {
+        note(&format!("no definition named {:?}", args.name));
+    }
+    if args.json {
+        print(&format!("{}\n", serde_json::to_string_pretty(&report)?))?;
+    } else {
+        print(&output::render_callers(&report))?;
+    }
+    Ok(if report.callers.is_empty() { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
+fn impact(args: ImpactArgs) -> Result<ExitCode> {
+    let index = fresh_index(&args.path, &args.opts, args.json)?;
+    let report = index.impact(&args.target, args.depth)?;
+    if report.targets.is_empty() {
+        note(&format!("no definition or file named {:?}", args.target));
+    }
+    if args.json {
+        print(&format!("{}\n", serde_json::to_string_pretty(&report)?))?;
+    } else {
+        print(&output::render_impact(&report))?;
+    }
+    Ok(if report.dependents.is_empty() { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
+fn symbols(args: SymbolsArgs) -> Result<ExitCode> {
+    let index = fresh_index(&args.path, &args.opts, args.json)?;
     let wanted = args.name.as_deref().map(maguyva_ast::normalize);
     let listed: Vec<output::SymbolRow> = index
         .symbols()

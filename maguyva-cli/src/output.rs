@@ -246,6 +246,54 @@ pub fn render_symbols(rows: &[SymbolRow]) -> String {
     out
 }
 
+/// `maguyva callers` as text.
+pub fn render_callers(r: &crate::engine::CallersReport) -> String {
+    let mut out = String::new();
+    for t in &r.targets {
+        let _ = writeln!(out, "{} is defined at {}:{}", t.qualified_name, t.path, t.line);
+    }
+    for c in &r.callers {
+        let who = c.caller.as_deref().unwrap_or("(top level)");
+        let targets: Vec<String> = c
+            .targets
+            .iter()
+            .map(|t| format!("{} ({}:{})", t.qualified_name, t.path, t.line))
+            .collect();
+        let what = if c.ambiguous {
+            format!("{} [ambiguous: {}]", c.kind, targets.join(" | "))
+        } else {
+            format!("{} {}", c.kind, targets.join(", "))
+        };
+        let _ =
+            writeln!(out, "{}:{}  {} {}  {}", c.path, c.line, who, what, truncate(&c.snippet, 100));
+    }
+    out
+}
+
+/// `maguyva impact` as text.
+pub fn render_impact(r: &crate::engine::ImpactReport) -> String {
+    let mut out = String::new();
+    for t in &r.targets {
+        let what = if t.qualified_name.is_empty() {
+            t.path.clone()
+        } else {
+            format!("{} ({}:{})", t.qualified_name, t.path, t.line)
+        };
+        let _ = writeln!(out, "changing {what} affects, within {} hops:", r.depth);
+    }
+    for d in &r.dependents {
+        let name = d.name.as_deref().unwrap_or("(file)");
+        let _ = writeln!(
+            out,
+            "  {} {}:{}  {}  centrality {:.2}",
+            d.distance, d.path, d.line, name, d.centrality
+        );
+    }
+    let files: Vec<String> = r.files.iter().map(|(p, d)| format!("{p} ({d})")).collect();
+    let _ = writeln!(out, "files: {}", files.join(", "));
+    out
+}
+
 /// `1536` as `1.5 KiB`.
 pub fn human_bytes(bytes: u64) -> String {
     const UNITS: [&str; 4] = ["B", "KiB", "MiB", "GiB"];

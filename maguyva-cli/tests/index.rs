@@ -5,7 +5,7 @@ fn index_prints_a_summary_and_search_reuses_it() {
     let repo = Repo::fixture("python");
     let run = repo.run(&["index"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
-    assert!(run.stdout.starts_with("indexed 5 files"), "{}", run.stdout);
+    assert!(run.stdout.starts_with("indexed 6 files"), "{}", run.stdout);
     assert!(repo.path().join(".maguyva/CURRENT").exists());
     let search = repo.run(&["search", "warehouse"]);
     assert_eq!(search.code, 0);
@@ -17,7 +17,7 @@ fn index_json_report() {
     let repo = Repo::fixture("go");
     let run = repo.run(&["index", "--json"]);
     let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
-    assert_eq!(json["files"], 5);
+    assert_eq!(json["files"], 6);
     assert!(json["fragments"].as_u64().unwrap() >= 5);
     assert!(json["skipped"].as_array().unwrap().is_empty());
 }

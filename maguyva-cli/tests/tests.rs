@@ -10,6 +10,9 @@ mod search;
 // Building, refreshing and reusing indexes.
 mod index;
 
+// Callers, callees and impact over the dependency graph.
+mod graph;
+
 // Bad input: empty, binary, unreadable, huge or non-UTF-8 files, symlink
 // loops, malformed queries, damaged indexes, concurrent runs.
 mod bad_input;

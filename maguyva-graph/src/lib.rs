@@ -1,3 +1,50 @@
-//! The graph modality: a dependency and call graph of files and symbols with
-//! precomputed centrality. Filled in by the graph-modality work.
+//! The graph modality of Maguyva: a dependency and call graph of files and
+//! definitions, with precomputed PageRank and degree centrality.
+//!
+//! - [`GraphBuilder`] takes files, [`Definition`]s, [`Import`]s and [`Use`]s
+//!   of names (the CLI fills them from the structural modality) and builds a
+//!   [`CallGraph`]: imports are resolved to files of the repository
+//!   ([`ModuleIndex`]); a use of a name is bound to a definition in the same
+//!   file first, then in the files it imports (or its package), then to the
+//!   only definition of that name in the repository; when several fit, every
+//!   candidate is recorded as ambiguous, never chosen silently.
+//! - [`page_rank`] is a sparse power iteration (petgraph's is quadratic).
+//! - [`GraphRetriever`] answers "who calls X" and "what breaks if I change X".
+//!
+//! ```
+//! use maguyva_core::{FileId, Language, LineSpan};
+//! use maguyva_graph::*;
+//! let mut b = GraphBuilder::new();
+//! b.add_file(FileInfo { path: "a.py".into(), language: Some(Language::Python) });
+//! for name in ["f", "g"] {
+//!     b.add_definition(Definition {
+//!         name: name.into(), qualified_name: name.into(), kind: DefKind::Callable,
+//!         file: FileId(0), lines: LineSpan::line(1), name_line: 1, container: None,
+//!     });
+//! }
+//! // g calls f.
+//! b.add_use(Use { file: FileId(0), name: "f".into(), line: 1, call: true, enclosing: Some(1), count: 1 });
+//! let graph = b.build()?;
+//! assert_eq!(graph.callers(0)[0].node, graph.def_node(1));
+//! # Ok::<(), maguyva_graph::Error>(())
+//! ```
 #![deny(missing_docs)]
+
+pub use crate::{
+    error::{Error, Result},
+    graph::{
+        CallGraph, Edge, EdgeKind, GRAPH_FILE, GRAPH_FORMAT, GraphBuilder, MAX_AMBIGUOUS, Site,
+        UnresolvedImport, normalize,
+    },
+    input::{DefKind, Definition, FileInfo, Import, ImportStyle, Use},
+    pagerank::{DAMPING, page_rank},
+    resolve::ModuleIndex,
+    retriever::{GraphParams, GraphRetriever, GraphTargets},
+};
+
+mod error;
+mod graph;
+mod input;
+mod pagerank;
+mod resolve;
+mod retriever;

@@ -3,10 +3,13 @@
 
 use super::settings::IndexSettings;
 use super::{FRAGMENTS_FILE, FRAGMENTS_FORMAT, Index};
-use maguyva_ast::{FileOutline, SymbolTable};
+use maguyva_ast::{FileOutline, ImportKind, SymbolKind, SymbolTable};
 use maguyva_core::{
     Analyzer, ContentStore, CorpusBuilder, FileEntry, FileId, FragmentTable, IndexDir, Manifest,
     OutlineSpan, Progress, Result, Skipped, store,
+};
+use maguyva_graph::{
+    CallGraph, DefKind, Definition, FileInfo, GraphBuilder, Import, ImportStyle, Use,
 };
 use maguyva_trigram::TextIndexBuilder;
 use rayon::prelude::*;
@@ -29,6 +32,11 @@ pub struct BuildReport {
     pub symbols: usize,
     /// Files whose parse failed, and why; they keep line-window fragments.
     pub parse_failures: Vec<(String, String)>,
+    /// Edges of the dependency graph.
+    pub graph_edges: usize,
+    /// Imports that matched no file of the repository (standard and
+    /// third-party modules), as `(file, import)`.
+    pub unresolved_imports: Vec<(String, String)>,
     /// Bytes of the files indexed.
     pub bytes: u64,
     /// Files whose invalid UTF-8 was replaced.
@@ -39,6 +47,77 @@ pub struct BuildReport {
     pub stages_ms: Vec<(String, f64)>,
     /// Total time, in milliseconds.
     pub total_ms: f64,
+}
+
+/// How a definition takes part in the graph.
+fn def_kind(kind: SymbolKind) -> DefKind {
+    match kind {
+        SymbolKind::Function | SymbolKind::Method | SymbolKind::Macro => DefKind::Callable,
+        SymbolKind::Class
+        | SymbolKind::Struct
+        | SymbolKind::Enum
+        | SymbolKind::Interface
+        | SymbolKind::Trait
+        | SymbolKind::Type => DefKind::Type,
+        SymbolKind::Module => DefKind::Module,
+        SymbolKind::Constant | SymbolKind::Property => DefKind::Value,
+        SymbolKind::Reexport => DefKind::Reexport,
+    }
+}
+
+/// The dependency graph of the corpus, from the structural modality's
+/// definitions, imports and uses of names.
+fn build_graph(
+    files: &[maguyva_core::SourceFile],
+    outlines: &[FileOutline],
+    symbols: &SymbolTable,
+) -> Result<CallGraph> {
+    let mut b = GraphBuilder::new();
+    for f in files {
+        b.add_file(FileInfo { path: f.path.clone(), language: f.language });
+    }
+    for (_, s) in symbols.iter() {
+        b.add_definition(Definition {
+            name: s.name.clone(),
+            qualified_name: s.qualified_name.clone(),
+            kind: def_kind(s.kind),
+            file: s.file,
+            lines: s.lines,
+            name_line: s.name_line,
+            container: s.container,
+        });
+    }
+    let mut base = 0u32;
+    for (i, o) in outlines.iter().enumerate() {
+        let file = FileId(i as u32);
+        for imp in &o.imports {
+            let style = match imp.kind {
+                ImportKind::Module => ImportStyle::Module,
+                ImportKind::Relative => ImportStyle::Relative,
+                ImportKind::ModDecl => ImportStyle::ModDecl,
+                ImportKind::System => ImportStyle::System,
+            };
+            b.add_import(Import {
+                file,
+                path: imp.path.clone(),
+                name: imp.name.clone(),
+                style,
+                line: imp.line,
+            });
+        }
+        for occ in &o.occurrences {
+            b.add_use(Use {
+                file,
+                name: occ.name.clone(),
+                line: occ.line,
+                call: occ.call,
+                enclosing: occ.enclosing.map(|e| e + base),
+                count: occ.count,
+            });
+        }
+        base += o.symbols.len() as u32;
+    }
+    Ok(b.build()?)
 }
 
 fn ms(d: Duration) -> f64 {
@@ -106,8 +185,12 @@ pub fn build_index(
         .collect();
     let fragments = FragmentTable::from_spans(spans);
     let symbols = SymbolTable::build(&outlines, Analyzer::default())?;
-    drop(outlines);
     stage("fragment", &mut t);
+
+    progress.stage("linking", 0);
+    let graph = build_graph(&corpus.files, &outlines, &symbols)?;
+    drop(outlines);
+    stage("graph", &mut t);
 
     let files: Vec<FileEntry> = corpus
         .files
@@ -154,6 +237,7 @@ pub fn build_index(
     store::save(&staging.path().join(FRAGMENTS_FILE), FRAGMENTS_FORMAT, "fragments", &fragments)?;
     text.save(staging.path())?;
     symbols.save(staging.path())?;
+    graph.save(staging.path())?;
     // The manifest goes last: a generation is only ever renamed into place
     // whole, but writing it last also keeps a half-copied folder unreadable.
     manifest.save(staging.path())?;
@@ -167,12 +251,23 @@ pub fn build_index(
         fragments: fragments.len(),
         symbols: symbols.len(),
         parse_failures,
+        graph_edges: graph.edges().len(),
+        unresolved_imports: graph
+            .unresolved_imports()
+            .iter()
+            .map(|u| {
+                (
+                    manifest.files.get(u.file.index()).map(|f| f.path.clone()).unwrap_or_default(),
+                    u.path.clone(),
+                )
+            })
+            .collect(),
         bytes,
         lossy_files,
         skipped,
         stages_ms: stages,
         total_ms: ms(start.elapsed()),
     };
-    let index = Index::assemble(manifest, content, fragments, text, symbols);
+    let index = Index::assemble(manifest, content, fragments, text, symbols, graph);
     Ok((index, report))
 }

@@ -3,12 +3,14 @@
 //! here, so the evaluation measures exactly what users run.
 
 mod build;
+mod graph_report;
 mod ranking;
 pub mod search;
 mod settings;
 
 pub use build::{BuildReport, build_index};
-pub use ranking::RankingConfig;
+pub use graph_report::{CallerRef, CallersReport, DefinitionRef, DependentRef, ImpactReport};
+pub use ranking::{CentralityScale, DEFAULT_CENTRALITY_FACTOR, RankingConfig};
 pub use search::{SearchRequest, SearchResponse, SearchResult};
 pub use settings::IndexSettings;
 
@@ -18,6 +20,7 @@ use maguyva_core::{
     Changes, ContentStore, CorpusBuilder, Error, FragmentTable, IndexDir, Manifest, Progress,
     Result,
 };
+use maguyva_graph::{CallGraph, GraphRetriever};
 use maguyva_trigram::TextIndex;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -47,6 +50,10 @@ pub struct Index {
     pub text: Arc<TextIndex>,
     /// The structural modality.
     pub structural: StructuralRetriever,
+    /// The graph modality.
+    pub graph: GraphRetriever,
+    /// Centrality of each file, on the scale of the fusion boost.
+    pub file_centrality: Arc<Vec<f32>>,
 }
 
 impl Index {
@@ -57,11 +64,24 @@ impl Index {
         fragments: FragmentTable,
         text: TextIndex,
         symbols: SymbolTable,
+        graph: CallGraph,
     ) -> Index {
         let fragments = Arc::new(fragments);
         let paths: Vec<&str> = manifest.files.iter().map(|f| f.path.as_str()).collect();
         let structural = StructuralRetriever::new(Arc::new(symbols), fragments.clone(), &paths);
-        Index { manifest, content: Arc::new(content), fragments, text: Arc::new(text), structural }
+        let file_centrality = (0..manifest.files.len())
+            .map(|f| graph.centrality(graph.file_node(maguyva_core::FileId(f as u32))))
+            .collect();
+        let graph = GraphRetriever::new(Arc::new(graph), fragments.clone());
+        Index {
+            manifest,
+            content: Arc::new(content),
+            fragments,
+            text: Arc::new(text),
+            structural,
+            graph,
+            file_centrality: Arc::new(file_centrality),
+        }
     }
 
     /// The symbol table.
@@ -91,7 +111,8 @@ impl Index {
         }
         let text = TextIndex::load(gen_dir, manifest.files.len(), fragments.len())?;
         let symbols = SymbolTable::load(gen_dir, manifest.files.len())?;
-        Ok(Index::assemble(manifest, content, fragments, text, symbols))
+        let graph = CallGraph::load(gen_dir, manifest.files.len(), symbols.len())?;
+        Ok(Index::assemble(manifest, content, fragments, text, symbols, graph))
     }
 }
 

@@ -1,6 +1,6 @@
 //! Answering a query over an opened index.
 
-use super::{Index, RankingConfig};
+use super::{CentralityScale, Index, RankingConfig};
 use maguyva_core::{
     ChunkId, Error, FileId, Fragment, Hit, LineSpan, MatchMode, Modality, Query, Result, Retriever,
 };
@@ -115,9 +115,22 @@ pub struct SearchResponse {
 /// What fusion knows of this index's files.
 struct IndexContext<'a> {
     index: &'a Index,
+    scale: CentralityScale,
+    factor: f32,
+    max: f32,
 }
 
 impl FusionContext for IndexContext<'_> {
+    fn centrality(&self, file: FileId, _chunk: ChunkId) -> f32 {
+        let c = self.index.file_centrality.get(file.index()).copied().unwrap_or(0.0);
+        self.factor
+            * match self.scale {
+                CentralityScale::Off => 0.0,
+                CentralityScale::Mean => c,
+                CentralityScale::Max => c / self.max.max(f32::EPSILON),
+            }
+    }
+
     fn is_vendor(&self, file: FileId) -> bool {
         self.index.manifest.files.get(file.index()).is_some_and(|f| is_vendor_path(&f.path))
     }
@@ -137,6 +150,7 @@ impl Index {
             Modality::Structural => {
                 Box::new(self.structural.clone().with_params(ranking.structural))
             }
+            Modality::Graph => Box::new(self.graph.clone().with_params(ranking.graph)),
             other => {
                 return Err(Error::InvalidQuery(format!(
                     "the {other} modality is not available in this index"
@@ -188,7 +202,17 @@ impl Index {
                 }
             }
             let params = FusionParams { k: request.ranking.rrf_k, ..FusionParams::default() };
-            let fused = fuse(&lists, &weights, &params, &IndexContext { index: self });
+            let context = IndexContext {
+                index: self,
+                scale: request.ranking.centrality,
+                factor: request.ranking.centrality_factor,
+                max: self.file_centrality.iter().copied().fold(0.0, f32::max),
+            };
+            let params = FusionParams {
+                boost: request.ranking.centrality != CentralityScale::Off,
+                ..params
+            };
+            let fused = fuse(&lists, &weights, &params, &context);
             timings_ms.insert("fusion".to_string(), t.elapsed().as_secs_f64() * 1000.0);
             (self.fused_results(&fused, request.limit), Some("rrf".to_string()))
         };

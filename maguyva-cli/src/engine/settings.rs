@@ -43,6 +43,7 @@ impl IndexSettings {
             ),
         );
         c.insert("text".into(), format!("v{}", maguyva_trigram::TEXT_FORMAT.current));
+        c.insert("graph".into(), format!("v{}", maguyva_graph::GRAPH_FORMAT.current));
         c.insert(
             "structural".into(),
             format!("v{}:{}", maguyva_ast::SYMBOLS_FORMAT.current, queries_hash()),

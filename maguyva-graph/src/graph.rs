@@ -1,0 +1,650 @@
+//! The dependency and call graph: nodes for files and definitions; edges for
+//! containment, imports, calls and references; PageRank and degree per node.
+//! Format: `doc/format/graph.md`.
+
+use crate::error::{Error, Result};
+use crate::input::{DefKind, Definition, FileInfo, Import, Use};
+use crate::pagerank::page_rank;
+use crate::resolve::ModuleIndex;
+use maguyva_core::store::{self, FormatVersion};
+use maguyva_core::{FileId, Language};
+use petgraph::Direction;
+use petgraph::graph::{DiGraph, NodeIndex};
+use serde::{Deserialize, Serialize};
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::path::Path;
+
+/// The graph's file inside a generation folder.
+pub const GRAPH_FILE: &str = "graph.mgv";
+
+/// Graph format. Changelog: v1 initial.
+pub const GRAPH_FORMAT: FormatVersion = FormatVersion { kind: *b"GRPH", current: 1, oldest: 1 };
+
+/// More candidates than this for one name is not an ambiguity worth
+/// recording (`get`, `add`, `new`): the use stays unresolved.
+pub const MAX_AMBIGUOUS: usize = 8;
+
+/// What an edge says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum EdgeKind {
+    /// A file or definition holds a definition.
+    Contains,
+    /// A file imports a file.
+    Imports,
+    /// Code calls a definition.
+    Calls,
+    /// Code mentions a definition without calling it.
+    References,
+}
+
+/// A directed edge between two nodes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Edge {
+    /// The node that depends (the caller, the importer, the container).
+    pub from: u32,
+    /// The node depended on.
+    pub to: u32,
+    /// What the edge says.
+    pub kind: EdgeKind,
+    /// The first line, in `from`'s file, where it happens.
+    pub line: u32,
+    /// How many times.
+    pub count: u32,
+    /// The name had several candidates and this is one of them: recorded,
+    /// never counted as a sure dependency.
+    pub ambiguous: bool,
+}
+
+/// An import that matched no file of the repository.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UnresolvedImport {
+    /// The importing file.
+    pub file: FileId,
+    /// What it imports.
+    pub path: String,
+    /// Where.
+    pub line: u32,
+}
+
+/// A place that uses a definition, or that a definition uses.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Site {
+    /// The node at the other end.
+    pub node: u32,
+    /// The file of the use.
+    pub file: FileId,
+    /// The line of the use.
+    pub line: u32,
+    /// A call or a mention.
+    pub kind: EdgeKind,
+    /// Whether the name was ambiguous.
+    pub ambiguous: bool,
+    /// How many times.
+    pub count: u32,
+}
+
+/// Builds a [`CallGraph`].
+#[derive(Debug, Default, Clone)]
+pub struct GraphBuilder {
+    files: Vec<FileInfo>,
+    defs: Vec<Definition>,
+    imports: Vec<Import>,
+    uses: Vec<Use>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct Stored {
+    files: Vec<FileInfo>,
+    defs: Vec<Definition>,
+    edges: Vec<Edge>,
+    unresolved: Vec<UnresolvedImport>,
+    pagerank: Vec<f32>,
+    in_degree: Vec<u32>,
+    out_degree: Vec<u32>,
+}
+
+/// The graph of a corpus, with its centralities.
+#[derive(Debug, Clone)]
+pub struct CallGraph {
+    s: Stored,
+    graph: DiGraph<(), u32>,
+    by_name: HashMap<String, Vec<u32>>,
+}
+
+/// Files of these languages see the definitions of their folder without an
+/// import (a package, a namespace folder, a module).
+fn package_scoped(lang: Option<Language>) -> bool {
+    matches!(
+        lang,
+        Some(
+            Language::Go
+                | Language::Java
+                | Language::Kotlin
+                | Language::Scala
+                | Language::CSharp
+                | Language::Swift
+        )
+    )
+}
+
+fn compatible(kind: DefKind, call: bool) -> bool {
+    match kind {
+        DefKind::Reexport => false,
+        DefKind::Callable => true,
+        DefKind::Type => true,
+        DefKind::Module | DefKind::Value => !call,
+    }
+}
+
+fn dir_of(path: &str) -> &str {
+    path.rsplit_once('/').map_or("", |(d, _)| d)
+}
+
+impl GraphBuilder {
+    /// An empty builder.
+    pub fn new() -> GraphBuilder {
+        GraphBuilder::default()
+    }
+
+    /// Adds the next file (its [`FileId`] is its position).
+    pub fn add_file(&mut self, file: FileInfo) -> &mut Self {
+        self.files.push(file);
+        self
+    }
+
+    /// Adds the next definition (in the structural modality's symbol order).
+    pub fn add_definition(&mut self, def: Definition) -> &mut Self {
+        self.defs.push(def);
+        self
+    }
+
+    /// Adds an import.
+    pub fn add_import(&mut self, import: Import) -> &mut Self {
+        self.imports.push(import);
+        self
+    }
+
+    /// Adds the uses of a name.
+    pub fn add_use(&mut self, u: Use) -> &mut Self {
+        self.uses.push(u);
+        self
+    }
+
+    /// Resolves imports and uses and computes centrality.
+    pub fn build(self) -> Result<CallGraph> {
+        let GraphBuilder { files, defs, imports, uses } = self;
+        let nf = files.len() as u32;
+        let def_node = |d: u32| nf + d;
+        let mut edges: HashMap<(u32, u32, EdgeKind, bool), Edge> = HashMap::new();
+        let mut add = |e: Edge| {
+            edges
+                .entry((e.from, e.to, e.kind, e.ambiguous))
+                .and_modify(|x| {
+                    x.count += e.count;
+                    x.line = x.line.min(e.line);
+                })
+                .or_insert(e);
+        };
+        for (i, d) in defs.iter().enumerate() {
+            if d.file.0 >= nf || d.container.is_some_and(|c| c as usize >= defs.len()) {
+                return Err(Error::MissingNode(def_node(i as u32)));
+            }
+            let from = d.container.map_or(d.file.0, def_node);
+            add(Edge {
+                from,
+                to: def_node(i as u32),
+                kind: EdgeKind::Contains,
+                line: d.name_line,
+                count: 1,
+                ambiguous: false,
+            });
+        }
+
+        // Imports, and what each file can see.
+        let index = ModuleIndex::new(&files);
+        let mut unresolved = Vec::new();
+        let mut visible: Vec<HashSet<u32>> = vec![HashSet::new(); files.len()];
+        for imp in &imports {
+            let targets = index.resolve(imp);
+            if targets.is_empty() {
+                unresolved.push(UnresolvedImport {
+                    file: imp.file,
+                    path: imp.path.clone(),
+                    line: imp.line,
+                });
+            }
+            for t in targets {
+                if t != imp.file.0 {
+                    add(Edge {
+                        from: imp.file.0,
+                        to: t,
+                        kind: EdgeKind::Imports,
+                        line: imp.line,
+                        count: 1,
+                        ambiguous: false,
+                    });
+                    if let Some(v) = visible.get_mut(imp.file.index()) {
+                        v.insert(t);
+                    }
+                }
+            }
+        }
+        let mut by_dir: HashMap<&str, Vec<u32>> = HashMap::new();
+        for (i, f) in files.iter().enumerate() {
+            if package_scoped(f.language) {
+                by_dir.entry(dir_of(&f.path)).or_default().push(i as u32);
+            }
+        }
+        for (i, f) in files.iter().enumerate() {
+            if package_scoped(f.language)
+                && let Some(same) = by_dir.get(dir_of(&f.path))
+            {
+                visible[i].extend(same.iter().copied().filter(|&j| j != i as u32));
+            }
+        }
+
+        // Uses: same file first, then visible files, then a unique name.
+        let mut by_name: HashMap<&str, Vec<u32>> = HashMap::new();
+        for (i, d) in defs.iter().enumerate() {
+            by_name.entry(d.name.as_str()).or_default().push(i as u32);
+        }
+        for u in &uses {
+            let Some(candidates) = by_name.get(u.name.as_str()) else { continue };
+            let from = u.enclosing.map_or(u.file.0, def_node);
+            let own = u.enclosing;
+            let fits: Vec<u32> = candidates
+                .iter()
+                .copied()
+                .filter(|&c| Some(c) != own && compatible(defs[c as usize].kind, u.call))
+                .collect();
+            if fits.is_empty() {
+                continue;
+            }
+            let same_file: Vec<u32> =
+                fits.iter().copied().filter(|&c| defs[c as usize].file == u.file).collect();
+            let seen: Vec<u32> = fits
+                .iter()
+                .copied()
+                .filter(|&c| {
+                    visible
+                        .get(u.file.index())
+                        .is_some_and(|v| v.contains(&defs[c as usize].file.0))
+                })
+                .collect();
+            let chosen = if !same_file.is_empty() {
+                // Among homonyms of one file, the one beside the use (same class).
+                let container = own.and_then(|o| defs[o as usize].container);
+                let beside: Vec<u32> = same_file
+                    .iter()
+                    .copied()
+                    .filter(|&c| defs[c as usize].container == container)
+                    .collect();
+                if beside.len() == 1 { beside } else { same_file }
+            } else if !seen.is_empty() {
+                seen
+            } else if u.call {
+                fits
+            } else {
+                // A function mentioned far from its definition is too often
+                // a local variable of the same name; types are surer.
+                fits.into_iter().filter(|&c| defs[c as usize].kind != DefKind::Callable).collect()
+            };
+            if chosen.is_empty() || chosen.len() > MAX_AMBIGUOUS {
+                continue;
+            }
+            let ambiguous = chosen.len() > 1;
+            let kind = if u.call { EdgeKind::Calls } else { EdgeKind::References };
+            for c in chosen {
+                add(Edge { from, to: def_node(c), kind, line: u.line, count: u.count, ambiguous });
+            }
+        }
+
+        let mut edges: Vec<Edge> = edges.into_values().collect();
+        edges.sort_by_key(|e| (e.from, e.to, e.kind as u8, e.ambiguous));
+        let n = files.len() + defs.len();
+        // Centrality flows along sure dependencies, and from each definition
+        // to its file, so that a file whose code is used much ranks high.
+        let mut rank_edges: Vec<(u32, u32)> = edges
+            .iter()
+            .filter(|e| !e.ambiguous && e.kind != EdgeKind::Contains && e.from != e.to)
+            .map(|e| (e.from, e.to))
+            .collect();
+        rank_edges.extend(defs.iter().enumerate().map(|(i, d)| (def_node(i as u32), d.file.0)));
+        let pagerank: Vec<f32> = page_rank(n, &rank_edges).into_iter().map(|r| r as f32).collect();
+        let mut in_degree = vec![0u32; n];
+        let mut out_degree = vec![0u32; n];
+        for e in edges.iter().filter(|e| !e.ambiguous && e.kind != EdgeKind::Contains) {
+            out_degree[e.from as usize] += 1;
+            in_degree[e.to as usize] += 1;
+        }
+        CallGraph::from_stored(Stored {
+            files,
+            defs,
+            edges,
+            unresolved,
+            pagerank,
+            in_degree,
+            out_degree,
+        })
+    }
+}
+
+impl CallGraph {
+    fn from_stored(s: Stored) -> Result<CallGraph> {
+        let n = s.files.len() + s.defs.len();
+        if s.pagerank.len() != n || s.in_degree.len() != n || s.out_degree.len() != n {
+            return Err(Error::MissingNode(n as u32));
+        }
+        let mut graph: DiGraph<(), u32> = DiGraph::with_capacity(n, s.edges.len());
+        for _ in 0..n {
+            graph.add_node(());
+        }
+        for (i, e) in s.edges.iter().enumerate() {
+            if e.from as usize >= n || e.to as usize >= n {
+                return Err(Error::MissingNode(e.from.max(e.to)));
+            }
+            graph.add_edge(
+                NodeIndex::new(e.from as usize),
+                NodeIndex::new(e.to as usize),
+                i as u32,
+            );
+        }
+        let mut by_name: HashMap<String, Vec<u32>> = HashMap::new();
+        for (i, d) in s.defs.iter().enumerate() {
+            by_name.entry(d.name.clone()).or_default().push(i as u32);
+            by_name.entry(normalize(&d.name)).or_default().push(i as u32);
+        }
+        for v in by_name.values_mut() {
+            v.dedup();
+        }
+        Ok(CallGraph { s, graph, by_name })
+    }
+
+    /// Number of files.
+    pub fn file_count(&self) -> usize {
+        self.s.files.len()
+    }
+
+    /// Number of definitions.
+    pub fn definition_count(&self) -> usize {
+        self.s.defs.len()
+    }
+
+    /// Every edge.
+    pub fn edges(&self) -> &[Edge] {
+        &self.s.edges
+    }
+
+    /// Imports that matched no file of the repository.
+    pub fn unresolved_imports(&self) -> &[UnresolvedImport] {
+        &self.s.unresolved
+    }
+
+    /// The node of a file.
+    pub fn file_node(&self, file: FileId) -> u32 {
+        file.0
+    }
+
+    /// The node of a definition.
+    pub fn def_node(&self, def: u32) -> u32 {
+        self.s.files.len() as u32 + def
+    }
+
+    /// The definition of a node, if it is one.
+    pub fn node_definition(&self, node: u32) -> Option<(u32, &Definition)> {
+        let d = node.checked_sub(self.s.files.len() as u32)?;
+        self.s.defs.get(d as usize).map(|def| (d, def))
+    }
+
+    /// The file a node is or lies in.
+    pub fn node_file(&self, node: u32) -> FileId {
+        match self.node_definition(node) {
+            Some((_, d)) => d.file,
+            None => FileId(node),
+        }
+    }
+
+    /// A definition.
+    pub fn definition(&self, def: u32) -> Option<&Definition> {
+        self.s.defs.get(def as usize)
+    }
+
+    /// A file.
+    pub fn file(&self, file: FileId) -> Option<&FileInfo> {
+        self.s.files.get(file.index())
+    }
+
+    /// PageRank of a node (all nodes sum to 1).
+    pub fn pagerank(&self, node: u32) -> f32 {
+        self.s.pagerank.get(node as usize).copied().unwrap_or(0.0)
+    }
+
+    /// Sure dependencies into and out of a node.
+    pub fn degree(&self, node: u32) -> (u32, u32) {
+        let i = node as usize;
+        (
+            self.s.in_degree.get(i).copied().unwrap_or(0),
+            self.s.out_degree.get(i).copied().unwrap_or(0),
+        )
+    }
+
+    /// Centrality on the scale of the fusion boost: PageRank times the
+    /// number of nodes, so an average node has 1 and a leaf less.
+    pub fn centrality(&self, node: u32) -> f32 {
+        self.pagerank(node) * self.s.pagerank.len() as f32
+    }
+
+    /// Definitions called `name` (exactly, or with naming conventions folded).
+    pub fn definitions_named(&self, name: &str) -> Vec<u32> {
+        if let Some(v) = self.by_name.get(name) {
+            let exact: Vec<u32> =
+                v.iter().copied().filter(|&d| self.s.defs[d as usize].name == name).collect();
+            if !exact.is_empty() {
+                return exact;
+            }
+        }
+        self.by_name.get(&normalize(name)).cloned().unwrap_or_default()
+    }
+
+    /// The file whose path is `path` or ends with `/path`.
+    pub fn file_by_path(&self, path: &str) -> Option<FileId> {
+        let p = path.trim_start_matches("./");
+        self.s
+            .files
+            .iter()
+            .position(|f| f.path == p || f.path.ends_with(&format!("/{p}")))
+            .map(|i| FileId(i as u32))
+    }
+
+    fn sites(&self, node: u32, dir: Direction) -> Vec<Site> {
+        let mut out: Vec<Site> = self
+            .graph
+            .edges_directed(NodeIndex::new(node as usize), dir)
+            .filter_map(|er| self.s.edges.get(*er.weight() as usize))
+            .filter(|e| matches!(e.kind, EdgeKind::Calls | EdgeKind::References))
+            .map(|e| {
+                let other = if dir == Direction::Incoming { e.from } else { e.to };
+                let file = if dir == Direction::Incoming {
+                    self.node_file(e.from)
+                } else {
+                    self.node_file(e.to)
+                };
+                let line = if dir == Direction::Incoming {
+                    e.line
+                } else {
+                    self.node_definition(e.to).map_or(e.line, |(_, d)| d.name_line)
+                };
+                Site {
+                    node: other,
+                    file,
+                    line,
+                    kind: e.kind,
+                    ambiguous: e.ambiguous,
+                    count: e.count,
+                }
+            })
+            .collect();
+        // Sure and called first, then by the importance of the other end.
+        out.sort_by(|a, b| {
+            (a.ambiguous, a.kind != EdgeKind::Calls)
+                .cmp(&(b.ambiguous, b.kind != EdgeKind::Calls))
+                .then(self.pagerank(b.node).total_cmp(&self.pagerank(a.node)))
+                .then(a.node.cmp(&b.node))
+        });
+        out
+    }
+
+    /// Where a definition is called or mentioned.
+    pub fn callers(&self, def: u32) -> Vec<Site> {
+        self.sites(self.def_node(def), Direction::Incoming)
+    }
+
+    /// What a definition calls or mentions.
+    pub fn callees(&self, def: u32) -> Vec<Site> {
+        self.sites(self.def_node(def), Direction::Outgoing)
+    }
+
+    /// Nodes that directly depend on `node` through sure edges: callers and
+    /// referrers, importers of a file, and dependents of what it contains.
+    fn dependents(&self, node: u32) -> Vec<u32> {
+        let mut out = Vec::new();
+        let mut stack = vec![node];
+        let mut inside = HashSet::new();
+        while let Some(n) = stack.pop() {
+            if !inside.insert(n) {
+                continue;
+            }
+            for er in self.graph.edges_directed(NodeIndex::new(n as usize), Direction::Incoming) {
+                if let Some(e) = self.s.edges.get(*er.weight() as usize)
+                    && !e.ambiguous
+                    && e.kind != EdgeKind::Contains
+                {
+                    out.push(e.from);
+                }
+            }
+            // Changing a file or a type changes what it contains.
+            for er in self.graph.edges_directed(NodeIndex::new(n as usize), Direction::Outgoing) {
+                if let Some(e) = self.s.edges.get(*er.weight() as usize)
+                    && e.kind == EdgeKind::Contains
+                {
+                    stack.push(e.to);
+                }
+            }
+        }
+        out.retain(|x| !inside.contains(x));
+        out
+    }
+
+    /// Everything that transitively depends on `targets`, up to `depth`
+    /// hops: `(node, distance)`, nearest first, then by centrality.
+    pub fn impact(&self, targets: &[u32], depth: u32) -> Vec<(u32, u32)> {
+        let mut distance: HashMap<u32, u32> = HashMap::new();
+        let mut queue: VecDeque<u32> = VecDeque::new();
+        for &t in targets {
+            distance.insert(t, 0);
+            queue.push_back(t);
+        }
+        while let Some(n) = queue.pop_front() {
+            let d = distance[&n];
+            if d >= depth {
+                continue;
+            }
+            for m in self.dependents(n) {
+                if let std::collections::hash_map::Entry::Vacant(v) = distance.entry(m) {
+                    v.insert(d + 1);
+                    queue.push_back(m);
+                }
+            }
+        }
+        let mut out: Vec<(u32, u32)> = distance.into_iter().filter(|&(_, d)| d > 0).collect();
+        out.sort_by(|a, b| {
+            a.1.cmp(&b.1)
+                .then(self.pagerank(b.0).total_cmp(&self.pagerank(a.0)))
+                .then(a.0.cmp(&b.0))
+        });
+        out
+    }
+
+    /// Definitions whose name line falls in `lines` of `file`.
+    pub fn definitions_in(&self, file: FileId, lines: maguyva_core::LineSpan) -> Vec<u32> {
+        let node = self.file_node(file);
+        let mut out = Vec::new();
+        let mut stack = vec![node];
+        while let Some(n) = stack.pop() {
+            for er in self.graph.edges_directed(NodeIndex::new(n as usize), Direction::Outgoing) {
+                if let Some(e) = self.s.edges.get(*er.weight() as usize)
+                    && e.kind == EdgeKind::Contains
+                {
+                    if let Some((d, def)) = self.node_definition(e.to)
+                        && lines.contains(def.name_line)
+                    {
+                        out.push(d);
+                    }
+                    stack.push(e.to);
+                }
+            }
+        }
+        out.sort_unstable();
+        out
+    }
+
+    /// Code related to a set of definitions, with weights: what they call or
+    /// mention and what calls or mentions them, through sure edges. A
+    /// neighbour of several of them, or of better-placed ones (`weights`),
+    /// weighs more.
+    pub fn related(&self, defs: &[(u32, f32)]) -> Vec<(u32, f32)> {
+        let inputs: HashSet<u32> = defs.iter().map(|&(d, _)| self.def_node(d)).collect();
+        let mut score: HashMap<u32, f32> = HashMap::new();
+        for &(d, w) in defs {
+            let node = NodeIndex::new(self.def_node(d) as usize);
+            for dir in [Direction::Incoming, Direction::Outgoing] {
+                for er in self.graph.edges_directed(node, dir) {
+                    let Some(e) = self.s.edges.get(*er.weight() as usize) else { continue };
+                    if e.ambiguous || !matches!(e.kind, EdgeKind::Calls | EdgeKind::References) {
+                        continue;
+                    }
+                    let other = if dir == Direction::Incoming { e.from } else { e.to };
+                    if !inputs.contains(&other) {
+                        *score.entry(other).or_default() += w;
+                    }
+                }
+            }
+        }
+        let mut out: Vec<(u32, f32)> = score.into_iter().collect();
+        out.sort_by(|a, b| {
+            b.1.total_cmp(&a.1)
+                .then(self.pagerank(b.0).total_cmp(&self.pagerank(a.0)))
+                .then(a.0.cmp(&b.0))
+        });
+        out
+    }
+
+    /// Writes the graph into a generation folder.
+    pub fn save(&self, gen_dir: &Path) -> Result<()> {
+        Ok(store::save(&gen_dir.join(GRAPH_FILE), GRAPH_FORMAT, "graph", &self.s)?)
+    }
+
+    /// Reads the graph of a generation folder, checked against the counts
+    /// of files and definitions it must describe.
+    pub fn load(gen_dir: &Path, files: usize, definitions: usize) -> Result<CallGraph> {
+        let path = gen_dir.join(GRAPH_FILE);
+        let s: Stored = store::load(&path, GRAPH_FORMAT)?;
+        if s.files.len() != files || s.defs.len() != definitions {
+            return Err(Error::Core(maguyva_core::Error::corrupt(
+                &path,
+                "the graph does not match the index",
+            )));
+        }
+        CallGraph::from_stored(s)
+            .map_err(|_| Error::Core(maguyva_core::Error::corrupt(&path, "an edge names no node")))
+    }
+}
+
+/// Lowercase sub-words joined: naming conventions folded.
+pub fn normalize(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    for part in maguyva_core::tokens::split_identifier(name) {
+        out.extend(part.chars().flat_map(char::to_lowercase));
+    }
+    out
+}
