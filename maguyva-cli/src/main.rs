@@ -3,7 +3,8 @@
 use anyhow::{Context, Result};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use maguyva_cli::engine::{
-    self, IndexSettings, RankingConfig, SearchRequest, build_index, default_index_dir, open_fresh,
+    self, EmbedderChoice, IndexSettings, RankingConfig, SearchRequest, build_index,
+    default_index_dir, open_fresh,
 };
 use maguyva_cli::eval::{self, EvalOptions};
 use maguyva_cli::output::{self, Highlighter, Style};
@@ -48,11 +49,19 @@ struct IndexOpts {
     /// Skip files larger than this (bytes, or with K, M or G).
     #[arg(long, value_name = "SIZE", default_value = "1M", value_parser = parse_size)]
     max_file_size: u64,
+    /// The semantic embedder: builtin, corpus, voyage (needs VOYAGE_API_KEY), or a
+    /// model2vec model folder [default: voyage when VOYAGE_API_KEY is set, else builtin].
+    #[arg(long, value_name = "EMBEDDER", value_parser = EmbedderChoice::parse)]
+    embedder: Option<EmbedderChoice>,
 }
 
 impl IndexOpts {
     fn settings(&self) -> IndexSettings {
-        IndexSettings { max_file_size: self.max_file_size, ..IndexSettings::default() }
+        let mut s = IndexSettings { max_file_size: self.max_file_size, ..IndexSettings::default() };
+        if let Some(e) = &self.embedder {
+            s.embedder = e.clone();
+        }
+        s
     }
 
     fn dir(&self, root: &Path) -> IndexDir {
@@ -130,6 +139,13 @@ struct EvalArgs {
     /// Run only these modalities (comma-separated); several are fused.
     #[arg(long, value_delimiter = ',', value_name = "MODALITY")]
     modality: Vec<Modality>,
+    /// The semantic embedder: builtin, corpus, voyage, or a model2vec folder.
+    #[arg(long, value_name = "EMBEDDER", value_parser = EmbedderChoice::parse)]
+    embedder: Option<EmbedderChoice>,
+    /// Build HNSW graphs from this many vectors up (0: always), and report
+    /// their recall against the exact scan.
+    #[arg(long, value_name = "N")]
+    hnsw_threshold: Option<usize>,
     /// Ranking parameters to evaluate (JSON; see doc/ranking.md).
     #[arg(long, value_name = "FILE")]
     ranking: Option<PathBuf>,
@@ -284,7 +300,7 @@ fn search(args: SearchArgs) -> Result<ExitCode> {
     // Validate before any indexing work, so a bad query fails fast.
     let query = request.query()?;
     let index = if args.no_refresh {
-        engine::Index::open(&dir)
+        engine::Index::open(&dir, &args.opts.settings())
             .with_context(|| format!("opening the index in {}", dir.path().display()))?
     } else {
         let progress = BarProgress::new(!args.json);
@@ -323,7 +339,16 @@ fn evaluate(args: EvalArgs) -> Result<ExitCode> {
         checkouts: args.checkouts,
         repos: args.repos,
         reuse: args.reuse,
-        settings: IndexSettings::default(),
+        settings: {
+            let mut s = IndexSettings::default();
+            if let Some(e) = &args.embedder {
+                s.embedder = e.clone();
+            }
+            if let Some(n) = args.hnsw_threshold {
+                s.hnsw_threshold = n;
+            }
+            s
+        },
         ranking: match &args.ranking {
             Some(path) => RankingConfig::load(path)?,
             None => RankingConfig::default(),

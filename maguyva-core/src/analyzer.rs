@@ -4,6 +4,16 @@
 use crate::tokens::for_each_token;
 use rust_stemmers::{Algorithm, Stemmer};
 use serde::{Deserialize, Serialize};
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+/// Stems already computed on this thread. Code repeats a small vocabulary,
+/// so nearly every token is found here and never stemmed twice.
+const STEM_CACHE_LIMIT: usize = 200_000;
+
+thread_local! {
+    static STEMS: RefCell<HashMap<String, String>> = RefCell::new(HashMap::new());
+}
 
 /// How text becomes terms. Documents and queries must use the same analyzer,
 /// so it is stored with the index.
@@ -23,14 +33,24 @@ impl Analyzer {
     /// Calls `f` with every term of `text`, in order.
     pub fn for_each_term(&self, text: &str, mut f: impl FnMut(&str)) {
         if self.stem {
-            let stemmer = Stemmer::create(Algorithm::English);
-            for_each_token(text, |t| {
-                // Digits and very short tokens stem to themselves.
-                if t.len() <= 3 || t.bytes().all(|b| b.is_ascii_digit()) {
-                    f(t)
-                } else {
-                    f(&stemmer.stem(t))
-                }
+            STEMS.with(|cache| {
+                let mut cache = cache.borrow_mut();
+                let stemmer = Stemmer::create(Algorithm::English);
+                for_each_token(text, |t| {
+                    // Digits and very short tokens stem to themselves.
+                    if t.len() <= 3 || t.bytes().all(|b| b.is_ascii_digit()) {
+                        return f(t);
+                    }
+                    if let Some(stem) = cache.get(t) {
+                        return f(stem);
+                    }
+                    let stem = stemmer.stem(t).into_owned();
+                    f(&stem);
+                    if cache.len() >= STEM_CACHE_LIMIT {
+                        cache.clear();
+                    }
+                    cache.insert(t.to_string(), stem);
+                });
             });
         } else {
             for_each_token(text, f);

@@ -1,8 +1,9 @@
 //! Building an index generation: walk, read, fragment, index each modality,
 //! write everything into a staging folder, and commit it atomically.
 
+use super::embedder::EmbedderChoice;
 use super::settings::IndexSettings;
-use super::{FRAGMENTS_FILE, FRAGMENTS_FORMAT, Index};
+use super::{FRAGMENTS_FILE, FRAGMENTS_FORMAT, Index, IndexParts};
 use maguyva_ast::{FileOutline, ImportKind, SymbolKind, SymbolTable};
 use maguyva_core::{
     Analyzer, ContentStore, CorpusBuilder, FileEntry, FileId, FragmentTable, IndexDir, Manifest,
@@ -11,10 +12,12 @@ use maguyva_core::{
 use maguyva_graph::{
     CallGraph, DefKind, Definition, FileInfo, GraphBuilder, Import, ImportStyle, Use,
 };
+use maguyva_semantic::{EmbedStats, Embedder, VectorIndex, VectorIndexBuilder};
 use maguyva_trigram::TextIndexBuilder;
 use rayon::prelude::*;
 use serde::Serialize;
 use std::path::Path;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// What a build did.
@@ -30,6 +33,10 @@ pub struct BuildReport {
     pub fragments: usize,
     /// Definitions found.
     pub symbols: usize,
+    /// Fragments embedded by this build.
+    pub embedded: usize,
+    /// Fragments whose vectors were reused from the previous index.
+    pub reused_vectors: usize,
     /// Files whose parse failed, and why; they keep line-window fragments.
     pub parse_failures: Vec<(String, String)>,
     /// Edges of the dependency graph.
@@ -47,6 +54,38 @@ pub struct BuildReport {
     pub stages_ms: Vec<(String, f64)>,
     /// Total time, in milliseconds.
     pub total_ms: f64,
+}
+
+/// The semantic index of the fragments' documents, reusing the vectors of
+/// unchanged fragments from the current generation when its embedder is the
+/// same one.
+fn embed(
+    dir: &IndexDir,
+    settings: &IndexSettings,
+    documents: &[String],
+) -> Result<(VectorIndex, Arc<dyn Embedder>, EmbedStats)> {
+    let mut builder = VectorIndexBuilder::new();
+    builder.hnsw_threshold(settings.hnsw_threshold);
+    if let EmbedderChoice::Corpus { dimensions } = settings.embedder {
+        let (vectors, stats) = builder.build_corpus(documents, dimensions)?;
+        let model = vectors
+            .corpus_model()
+            .cloned()
+            .ok_or_else(|| maguyva_core::Error::corrupt(dir.path(), "no corpus model"))?;
+        return Ok((vectors, Arc::new(model), stats));
+    }
+    let embedder = settings
+        .embedder
+        .open()?
+        .ok_or_else(|| maguyva_core::Error::corrupt(dir.path(), "no embedder"))?;
+    let previous = dir
+        .current()
+        .ok()
+        .flatten()
+        .and_then(|g| Manifest::load(&g).ok().map(|m| (g, m)))
+        .and_then(|(g, m)| VectorIndex::load(&g, m.fragments).ok());
+    let (vectors, stats) = builder.build(embedder.as_ref(), documents, previous.as_ref())?;
+    Ok((vectors, embedder, stats))
 }
 
 /// How a definition takes part in the graph.
@@ -213,8 +252,20 @@ pub fn build_index(
     let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
     let documents = content.fragment_documents(&fragments);
     let text = TextIndexBuilder::new().build(&content, &documents, &paths)?;
-    drop(documents);
     stage("text index", &mut t);
+
+    progress.stage("embedding", 0);
+    // The file's path names what its code is about as often as the code
+    // does (`float.lua`, `Column.kt`), so it is embedded with each fragment.
+    let semantic_docs: Vec<String> = fragments
+        .iter()
+        .zip(&documents)
+        .map(|((_, f), d)| format!("{}\n{d}", paths.get(f.file.index()).copied().unwrap_or("")))
+        .collect();
+    let (vectors, embedder, embed_stats) = embed(dir, settings, &semantic_docs)?;
+    drop(semantic_docs);
+    drop(documents);
+    stage("embed", &mut t);
 
     progress.stage("writing", 0);
     let staging = lock.stage()?;
@@ -231,13 +282,14 @@ pub fn build_index(
         files,
         skipped: skipped.clone(),
         fragments: fragments.len(),
-        components: settings.components(),
+        components: settings.components()?,
     };
     content.save(staging.path())?;
     store::save(&staging.path().join(FRAGMENTS_FILE), FRAGMENTS_FORMAT, "fragments", &fragments)?;
     text.save(staging.path())?;
     symbols.save(staging.path())?;
     graph.save(staging.path())?;
+    vectors.save(staging.path())?;
     // The manifest goes last: a generation is only ever renamed into place
     // whole, but writing it last also keeps a half-copied folder unreadable.
     manifest.save(staging.path())?;
@@ -250,6 +302,8 @@ pub fn build_index(
         files: manifest.files.len(),
         fragments: fragments.len(),
         symbols: symbols.len(),
+        embedded: embed_stats.embedded,
+        reused_vectors: embed_stats.reused,
         parse_failures,
         graph_edges: graph.edges().len(),
         unresolved_imports: graph
@@ -268,6 +322,15 @@ pub fn build_index(
         stages_ms: stages,
         total_ms: ms(start.elapsed()),
     };
-    let index = Index::assemble(manifest, content, fragments, text, symbols, graph);
+    let index = Index::assemble(IndexParts {
+        manifest,
+        content,
+        fragments,
+        text,
+        symbols,
+        graph,
+        vectors,
+        embedder,
+    });
     Ok((index, report))
 }

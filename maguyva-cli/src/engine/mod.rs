@@ -3,12 +3,14 @@
 //! here, so the evaluation measures exactly what users run.
 
 mod build;
+mod embedder;
 mod graph_report;
 mod ranking;
 pub mod search;
 mod settings;
 
 pub use build::{BuildReport, build_index};
+pub use embedder::{EmbedderChoice, VOYAGE_KEY_VAR, VOYAGE_URL_VAR};
 pub use graph_report::{CallerRef, CallersReport, DefinitionRef, DependentRef, ImpactReport};
 pub use ranking::{CentralityScale, DEFAULT_CENTRALITY_FACTOR, RankingConfig};
 pub use search::{SearchRequest, SearchResponse, SearchResult};
@@ -21,6 +23,7 @@ use maguyva_core::{
     Result,
 };
 use maguyva_graph::{CallGraph, GraphRetriever};
+use maguyva_semantic::{Embedder, SemanticRetriever, VectorIndex};
 use maguyva_trigram::TextIndex;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -35,6 +38,27 @@ pub const FRAGMENTS_FORMAT: FormatVersion = FormatVersion { kind: *b"FRAG", curr
 /// The index folder used when none is given: `<root>/.maguyva`.
 pub fn default_index_dir(root: &Path) -> PathBuf {
     root.join(".maguyva")
+}
+
+/// What an index is made of, built or loaded.
+#[derive(Debug)]
+pub struct IndexParts {
+    /// What was indexed.
+    pub manifest: Manifest,
+    /// The text of every file.
+    pub content: ContentStore,
+    /// The fragments.
+    pub fragments: FragmentTable,
+    /// The text modality.
+    pub text: TextIndex,
+    /// The structural modality.
+    pub symbols: SymbolTable,
+    /// The graph modality.
+    pub graph: CallGraph,
+    /// The semantic modality's vectors.
+    pub vectors: VectorIndex,
+    /// The embedder of its queries.
+    pub embedder: Arc<dyn Embedder>,
 }
 
 /// An opened index generation.
@@ -52,20 +76,17 @@ pub struct Index {
     pub structural: StructuralRetriever,
     /// The graph modality.
     pub graph: GraphRetriever,
+    /// The semantic modality.
+    pub semantic: SemanticRetriever,
     /// Centrality of each file, on the scale of the fusion boost.
     pub file_centrality: Arc<Vec<f32>>,
 }
 
 impl Index {
     /// Puts an index together from its parts.
-    pub fn assemble(
-        manifest: Manifest,
-        content: ContentStore,
-        fragments: FragmentTable,
-        text: TextIndex,
-        symbols: SymbolTable,
-        graph: CallGraph,
-    ) -> Index {
+    pub fn assemble(parts: IndexParts) -> Index {
+        let IndexParts { manifest, content, fragments, text, symbols, graph, vectors, embedder } =
+            parts;
         let fragments = Arc::new(fragments);
         let paths: Vec<&str> = manifest.files.iter().map(|f| f.path.as_str()).collect();
         let structural = StructuralRetriever::new(Arc::new(symbols), fragments.clone(), &paths);
@@ -73,7 +94,9 @@ impl Index {
             .map(|f| graph.centrality(graph.file_node(maguyva_core::FileId(f as u32))))
             .collect();
         let graph = GraphRetriever::new(Arc::new(graph), fragments.clone());
+        let semantic = SemanticRetriever::new(Arc::new(vectors), embedder, fragments.clone());
         Index {
+            semantic,
             manifest,
             content: Arc::new(content),
             fragments,
@@ -91,13 +114,14 @@ impl Index {
 }
 
 impl Index {
-    /// Opens the current generation of `dir`.
-    pub fn open(dir: &IndexDir) -> Result<Index> {
+    /// Opens the current generation of `dir`, with the embedder that
+    /// `settings` name for queries.
+    pub fn open(dir: &IndexDir, settings: &IndexSettings) -> Result<Index> {
         let gen_dir = dir.require_current()?;
-        Index::open_generation(&gen_dir)
+        Index::open_generation(&gen_dir, settings)
     }
 
-    fn open_generation(gen_dir: &Path) -> Result<Index> {
+    fn open_generation(gen_dir: &Path, settings: &IndexSettings) -> Result<Index> {
         let manifest = Manifest::load(gen_dir)?;
         let content = ContentStore::load(gen_dir)?;
         let frag_path = gen_dir.join(FRAGMENTS_FILE);
@@ -112,7 +136,31 @@ impl Index {
         let text = TextIndex::load(gen_dir, manifest.files.len(), fragments.len())?;
         let symbols = SymbolTable::load(gen_dir, manifest.files.len())?;
         let graph = CallGraph::load(gen_dir, manifest.files.len(), symbols.len())?;
-        Ok(Index::assemble(manifest, content, fragments, text, symbols, graph))
+        let vectors = VectorIndex::load(gen_dir, fragments.len())?;
+        let embedder: Arc<dyn Embedder> = match (vectors.corpus_model(), settings.embedder.open()?)
+        {
+            (_, Some(e)) => e,
+            (Some(model), None) => Arc::new(model.clone()),
+            (None, None) => {
+                return Err(Error::corrupt(gen_dir, "the semantic index has no corpus model"));
+            }
+        };
+        if embedder.identity() != vectors.identity() {
+            return Err(Error::corrupt(
+                gen_dir,
+                "the semantic index was built by another embedder",
+            ));
+        }
+        Ok(Index::assemble(IndexParts {
+            manifest,
+            content,
+            fragments,
+            text,
+            symbols,
+            graph,
+            vectors,
+            embedder,
+        }))
     }
 }
 
@@ -162,9 +210,8 @@ pub fn open_fresh(
 ) -> Result<(Index, Refresh)> {
     let opened = match dir.current() {
         Ok(None) => Err(Refresh::Built),
-        Ok(Some(gen_dir)) => {
-            Index::open_generation(&gen_dir).map_err(|e| Refresh::Replaced(format!("{e}")))
-        }
+        Ok(Some(gen_dir)) => Index::open_generation(&gen_dir, settings)
+            .map_err(|e| Refresh::Replaced(format!("{e}"))),
         Err(e) => Err(Refresh::Replaced(format!("{e}"))),
     };
     let why = match opened {
@@ -190,7 +237,7 @@ fn staleness(
     dir: &IndexDir,
 ) -> Result<Option<Refresh>> {
     let m = &index.manifest;
-    if m.components != settings.components() || m.max_file_size != settings.max_file_size {
+    if m.components != settings.components()? || m.max_file_size != settings.max_file_size {
         return Ok(Some(Refresh::Replaced(
             "it was built by another version or with other settings".into(),
         )));

@@ -30,6 +30,29 @@ pub enum CentralityScale {
     Max,
 }
 
+/// How the semantic modality compares vectors.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SemanticPrecision {
+    /// Binary codes only.
+    Binary,
+    /// Binary codes, best candidates rescored with full precision.
+    Rescored,
+    /// Full precision over every vector (for measuring what binary loses).
+    Full,
+}
+
+impl SemanticPrecision {
+    /// As search options.
+    pub fn options(self) -> maguyva_semantic::SearchOptions {
+        maguyva_semantic::SearchOptions {
+            rescore: self != SemanticPrecision::Binary,
+            exact: false,
+            full_precision: self == SemanticPrecision::Full,
+        }
+    }
+}
+
 /// Every query-time ranking parameter; absent fields keep their defaults.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -40,6 +63,8 @@ pub struct RankingConfig {
     pub structural: StructuralParams,
     /// The graph modality.
     pub graph: GraphParams,
+    /// The semantic modality.
+    pub semantic: SemanticPrecision,
     /// The weights of each intent.
     pub profiles: WeightProfile,
     /// The RRF constant k.
@@ -56,6 +81,7 @@ impl Default for RankingConfig {
             keyword: KeywordParams::default(),
             structural: StructuralParams::default(),
             graph: GraphParams::default(),
+            semantic: SemanticPrecision::Rescored,
             profiles: WeightProfile::default(),
             rrf_k: RRF_K_DEFAULT,
             centrality: CentralityScale::Max,

@@ -2,7 +2,7 @@
 
 use super::{CentralityScale, Index, RankingConfig};
 use maguyva_core::{
-    ChunkId, Error, FileId, Fragment, Hit, LineSpan, MatchMode, Modality, Query, Result, Retriever,
+    ChunkId, FileId, Fragment, Hit, LineSpan, MatchMode, Modality, Query, Result, Retriever,
 };
 use maguyva_fusion::{
     FusedHit, FusionContext, FusionParams, Intent, IntentClassifier, ModalityWeights, fuse,
@@ -151,10 +151,8 @@ impl Index {
                 Box::new(self.structural.clone().with_params(ranking.structural))
             }
             Modality::Graph => Box::new(self.graph.clone().with_params(ranking.graph)),
-            other => {
-                return Err(Error::InvalidQuery(format!(
-                    "the {other} modality is not available in this index"
-                )));
+            Modality::Semantic => {
+                Box::new(self.semantic.clone().with_options(ranking.semantic.options()))
             }
         })
     }

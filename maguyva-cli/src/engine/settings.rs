@@ -1,5 +1,6 @@
 //! Settings that shape an index; changing any of them makes an index stale.
 
+use super::embedder::EmbedderChoice;
 use maguyva_core::{DEFAULT_MAX_FILE_SIZE, Language, SyntaxChunker};
 use std::collections::BTreeMap;
 
@@ -10,11 +11,20 @@ pub struct IndexSettings {
     pub max_file_size: u64,
     /// How files are cut into fragments.
     pub chunker: SyntaxChunker,
+    /// The semantic modality's embedder.
+    pub embedder: EmbedderChoice,
+    /// Vectors from this many fragments up are searched with HNSW.
+    pub hnsw_threshold: usize,
 }
 
 impl Default for IndexSettings {
     fn default() -> Self {
-        IndexSettings { max_file_size: DEFAULT_MAX_FILE_SIZE, chunker: SyntaxChunker::default() }
+        IndexSettings {
+            max_file_size: DEFAULT_MAX_FILE_SIZE,
+            chunker: SyntaxChunker::default(),
+            embedder: EmbedderChoice::from_environment(),
+            hnsw_threshold: maguyva_semantic::DEFAULT_HNSW_THRESHOLD,
+        }
     }
 }
 
@@ -31,7 +41,7 @@ fn queries_hash() -> String {
 impl IndexSettings {
     /// The identity of every component the settings select, recorded in the
     /// manifest; an index whose record differs is rebuilt.
-    pub fn components(&self) -> BTreeMap<String, String> {
+    pub fn components(&self) -> maguyva_core::Result<BTreeMap<String, String>> {
         let mut c = BTreeMap::new();
         c.insert("maguyva".into(), env!("CARGO_PKG_VERSION").into());
         c.insert("corpus".into(), format!("v{}", maguyva_core::CORPUS_VERSION));
@@ -48,6 +58,15 @@ impl IndexSettings {
             "structural".into(),
             format!("v{}:{}", maguyva_ast::SYMBOLS_FORMAT.current, queries_hash()),
         );
-        c
+        c.insert(
+            "semantic".into(),
+            format!(
+                "v{}:{}:hnsw>={}",
+                maguyva_semantic::SEMANTIC_FORMAT.current,
+                self.embedder.identity()?,
+                self.hnsw_threshold
+            ),
+        );
+        Ok(c)
     }
 }

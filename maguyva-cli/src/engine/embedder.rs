@@ -1,0 +1,106 @@
+//! Which embedder the semantic modality uses, and how to make it.
+
+use maguyva_core::{Error, Result};
+use maguyva_semantic::{
+    DEFAULT_CORPUS_DIMENSIONS, Embedder, StaticModel, VoyageClient, VoyageConfig,
+};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// The environment variable that holds a Voyage AI key; when set, Voyage
+/// embeds unless another embedder is asked for.
+pub const VOYAGE_KEY_VAR: &str = "VOYAGE_API_KEY";
+/// The environment variable that points the Voyage client elsewhere (tests
+/// use a local server).
+pub const VOYAGE_URL_VAR: &str = "MAGUYVA_VOYAGE_URL";
+
+/// The semantic modality's embedder.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EmbedderChoice {
+    /// Latent semantic analysis learned from the indexed corpus, of this
+    /// many dimensions: no download, no key.
+    Corpus {
+        /// Dimensions.
+        dimensions: usize,
+    },
+    /// A model2vec-format model folder.
+    Model(PathBuf),
+    /// Voyage AI, with this many bits per vector.
+    Voyage {
+        /// 256, 512, 1024 or 2048.
+        dimensions: usize,
+    },
+}
+
+impl Default for EmbedderChoice {
+    fn default() -> Self {
+        EmbedderChoice::builtin()
+    }
+}
+
+impl EmbedderChoice {
+    /// The built-in default, which needs no download, key or server.
+    pub fn builtin() -> EmbedderChoice {
+        EmbedderChoice::Corpus { dimensions: DEFAULT_CORPUS_DIMENSIONS }
+    }
+
+    /// Voyage when its key is set in the environment, else the built-in.
+    pub fn from_environment() -> EmbedderChoice {
+        match std::env::var(VOYAGE_KEY_VAR) {
+            Ok(k) if !k.trim().is_empty() => EmbedderChoice::Voyage { dimensions: 1024 },
+            _ => EmbedderChoice::builtin(),
+        }
+    }
+
+    /// An identity for the manifest; changing it rebuilds the index.
+    pub fn identity(&self) -> Result<String> {
+        Ok(match self {
+            EmbedderChoice::Corpus { dimensions } => format!("corpus-lsa:v1:{dimensions}"),
+            EmbedderChoice::Model(dir) => {
+                let file = dir.join("model.safetensors");
+                let bytes = std::fs::read(&file).map_err(|e| Error::io("reading", &file, e))?;
+                format!("model2vec:{}:{:08x}", dir.display(), crc32fast::hash(&bytes))
+            }
+            EmbedderChoice::Voyage { dimensions } => {
+                format!("voyage:voyage-code-3:ubinary:{dimensions}")
+            }
+        })
+    }
+
+    /// The embedder itself, for a choice that is not learned from the corpus.
+    pub fn open(&self) -> Result<Option<Arc<dyn Embedder>>> {
+        Ok(match self {
+            EmbedderChoice::Corpus { .. } => None,
+            EmbedderChoice::Model(dir) => Some(Arc::new(StaticModel::load(dir)?)),
+            EmbedderChoice::Voyage { dimensions } => {
+                let key = std::env::var(VOYAGE_KEY_VAR)
+                    .map_err(|_| Error::InvalidQuery(format!("{VOYAGE_KEY_VAR} is not set")))?;
+                let mut config = VoyageConfig::new(key);
+                config.dimension = *dimensions;
+                if let Ok(url) = std::env::var(VOYAGE_URL_VAR) {
+                    config.base_url = url;
+                }
+                Some(Arc::new(VoyageClient::new(config)?))
+            }
+        })
+    }
+
+    /// Parses `builtin`, `corpus`, `voyage` or a model folder's path.
+    pub fn parse(s: &str) -> std::result::Result<EmbedderChoice, String> {
+        match s {
+            "builtin" => Ok(EmbedderChoice::builtin()),
+            "corpus" => Ok(EmbedderChoice::Corpus { dimensions: DEFAULT_CORPUS_DIMENSIONS }),
+            "voyage" => Ok(EmbedderChoice::Voyage { dimensions: 1024 }),
+            path => {
+                let p = Path::new(path);
+                if p.join("model.safetensors").is_file() {
+                    Ok(EmbedderChoice::Model(p.to_path_buf()))
+                } else {
+                    Err(format!(
+                        "{path:?} is not builtin, corpus, voyage, or a folder with model.safetensors"
+                    ))
+                }
+            }
+        }
+    }
+}

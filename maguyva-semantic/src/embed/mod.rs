@@ -1,0 +1,70 @@
+//! Embedders: text in, vectors out. Queries and documents are embedded by
+//! the same embedder but told apart, since some models (Voyage) encode them
+//! differently.
+
+mod corpus;
+mod linalg;
+mod static_model;
+mod voyage;
+
+pub use corpus::{CorpusModel, DEFAULT_CORPUS_DIMENSIONS};
+pub use static_model::StaticModel;
+pub use voyage::{VOYAGE_DIMENSIONS, VoyageClient, VoyageConfig};
+
+use crate::error::Result;
+
+/// Whether a text is a query or a document.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// A search query.
+    Query,
+    /// A fragment of code.
+    Document,
+}
+
+/// Embeddings of several texts.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Vectors {
+    /// Full-precision vectors, row after row.
+    Dense {
+        /// Dimensions per vector.
+        dim: usize,
+        /// `n * dim` values.
+        data: Vec<f32>,
+    },
+    /// Binary vectors already packed by the provider.
+    Binary {
+        /// Bits per vector.
+        bits: usize,
+        /// `n * words(bits)` words.
+        words: Vec<u64>,
+    },
+}
+
+impl Vectors {
+    /// Number of vectors.
+    pub fn len(&self) -> usize {
+        match self {
+            Vectors::Dense { dim, data } => data.len() / (*dim).max(1),
+            Vectors::Binary { bits, words } => words.len() / crate::pack::words_for(*bits).max(1),
+        }
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// Turns text into vectors.
+pub trait Embedder: Send + Sync + std::fmt::Debug {
+    /// A name and version, recorded in the index manifest: an index built by
+    /// another embedder is rebuilt.
+    fn identity(&self) -> String;
+
+    /// Dimensions (dense) or bits (binary) of a vector.
+    fn dimension(&self) -> usize;
+
+    /// Embeds texts, in order.
+    fn embed(&self, texts: &[&str], role: Role) -> Result<Vectors>;
+}

@@ -1,0 +1,416 @@
+//! The vector index: one packed binary code per fragment, searched by exact
+//! Hamming scan or, above a size threshold, by HNSW; int8 copies of
+//! full-precision vectors to rescore the best candidates. Format:
+//! `doc/format/semantic.md`.
+
+use crate::embed::{CorpusModel, Embedder, Role, Vectors};
+use crate::error::{Error, Result};
+use crate::hnsw::{EF_SEARCH, HnswIndex};
+use crate::pack::{cosine_int8, mean, pack, to_int8, words_for};
+use crate::scan;
+use maguyva_core::store::{self, FormatVersion};
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::path::Path;
+
+/// The semantic index's file inside a generation folder.
+pub const SEMANTIC_FILE: &str = "semantic.mgv";
+/// Base name of the HNSW files beside it.
+const HNSW_BASENAME: &str = "semantic";
+
+/// Semantic index format. Changelog: v1 initial.
+pub const SEMANTIC_FORMAT: FormatVersion = FormatVersion { kind: *b"SEMA", current: 1, oldest: 1 };
+
+/// Below this many vectors the exact scan is used; at and above it, HNSW.
+/// Set from the criterion benchmark `benches/benches/semantic.rs`: the scan
+/// was as fast as HNSW at recall 0.95 up to the largest size measured.
+pub const DEFAULT_HNSW_THRESHOLD: usize = 500_000;
+
+/// Candidates fetched per result before rescoring with full precision.
+pub const RESCORE_OVERSAMPLING: usize = 4;
+
+/// Nearest codes as `(index, Hamming distance)`.
+pub type Neighbours = Vec<(u32, u32)>;
+
+/// How a search runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SearchOptions {
+    /// Rescore binary candidates with the int8 vectors when there are any.
+    pub rescore: bool,
+    /// Scan every code even when an HNSW graph exists.
+    pub exact: bool,
+    /// Rank every vector by full-precision cosine (no binary step); for
+    /// measuring what binary codes lose.
+    pub full_precision: bool,
+}
+
+impl Default for SearchOptions {
+    fn default() -> Self {
+        SearchOptions { rescore: true, exact: false, full_precision: false }
+    }
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct HnswFiles {
+    graph_crc: u32,
+    data_crc: u32,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct Stored {
+    identity: String,
+    bits: usize,
+    words: usize,
+    center: Vec<f32>,
+    codes: Vec<u64>,
+    /// Dimensions of the int8 vectors (0 when the provider gives only bits).
+    dense_dim: usize,
+    scales: Vec<f32>,
+    int8: Vec<i8>,
+    /// xxh3 of each document's text, to reuse vectors of unchanged fragments.
+    hashes: Vec<u64>,
+    corpus: Option<CorpusModel>,
+    hnsw: Option<HnswFiles>,
+}
+
+/// Builds a [`VectorIndex`].
+#[derive(Debug, Clone)]
+pub struct VectorIndexBuilder {
+    hnsw_threshold: usize,
+}
+
+impl Default for VectorIndexBuilder {
+    fn default() -> Self {
+        VectorIndexBuilder { hnsw_threshold: DEFAULT_HNSW_THRESHOLD }
+    }
+}
+
+/// Packed codes of fragments, and what is needed to search them.
+#[derive(Debug)]
+pub struct VectorIndex {
+    s: Stored,
+    hnsw: Option<HnswIndex>,
+}
+
+/// What a build reused and computed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct EmbedStats {
+    /// Fragments embedded now.
+    pub embedded: usize,
+    /// Fragments whose vectors were reused from the previous index.
+    pub reused: usize,
+}
+
+impl VectorIndexBuilder {
+    /// A builder with the default HNSW threshold.
+    pub fn new() -> VectorIndexBuilder {
+        VectorIndexBuilder::default()
+    }
+
+    /// Builds an HNSW graph when there are at least `n` vectors.
+    pub fn hnsw_threshold(&mut self, n: usize) -> &mut VectorIndexBuilder {
+        self.hnsw_threshold = n;
+        self
+    }
+
+    /// Learns a corpus model from `documents` and indexes them with it.
+    pub fn build_corpus<S: AsRef<str> + Sync>(
+        &self,
+        documents: &[S],
+        dim: usize,
+    ) -> Result<(VectorIndex, EmbedStats)> {
+        let (model, dense) =
+            CorpusModel::train_with_vectors(documents, dim, maguyva_core::Analyzer::default())?;
+        let hashes =
+            documents.iter().map(|d| xxhash_rust::xxh3::xxh3_64(d.as_ref().as_bytes())).collect();
+        let mut s = Stored { identity: model.identity(), hashes, ..Stored::default() };
+        fill_dense(&mut s, model.dimension(), &dense);
+        s.corpus = Some(model);
+        let stats = EmbedStats { embedded: documents.len(), reused: 0 };
+        Ok((self.finish(s), stats))
+    }
+
+    fn finish(&self, s: Stored) -> VectorIndex {
+        let n = s.codes.len() / s.words.max(1);
+        let hnsw = (n >= self.hnsw_threshold && n > 0).then(|| HnswIndex::build(&s.codes, s.words));
+        VectorIndex { s, hnsw }
+    }
+
+    /// Embeds `documents` (one per fragment) and indexes them. Vectors of
+    /// documents unchanged since `previous` (same text, same embedder) are
+    /// reused, not embedded again.
+    pub fn build<S: AsRef<str> + Sync>(
+        &self,
+        embedder: &dyn Embedder,
+        documents: &[S],
+        previous: Option<&VectorIndex>,
+    ) -> Result<(VectorIndex, EmbedStats)> {
+        let identity = embedder.identity();
+        let hashes: Vec<u64> =
+            documents.iter().map(|d| xxhash_rust::xxh3::xxh3_64(d.as_ref().as_bytes())).collect();
+        let reusable: HashMap<u64, usize> = match previous {
+            Some(p) if p.s.identity == identity => {
+                p.s.hashes.iter().enumerate().map(|(i, &h)| (h, i)).collect()
+            }
+            _ => HashMap::new(),
+        };
+        let missing: Vec<usize> =
+            (0..documents.len()).filter(|i| !reusable.contains_key(&hashes[*i])).collect();
+        let texts: Vec<&str> = missing.iter().map(|&i| documents[i].as_ref()).collect();
+        let fresh =
+            if texts.is_empty() { None } else { Some(embedder.embed(&texts, Role::Document)?) };
+        if let Some(v) = &fresh
+            && v.len() != texts.len()
+        {
+            return Err(Error::Dimension { expected: texts.len(), found: v.len() });
+        }
+        let stats = EmbedStats { embedded: missing.len(), reused: documents.len() - missing.len() };
+        let mut from_fresh: HashMap<usize, usize> = HashMap::new();
+        for (j, &i) in missing.iter().enumerate() {
+            from_fresh.insert(i, j);
+        }
+        let n = documents.len();
+        let binary = matches!(fresh, Some(Vectors::Binary { .. }))
+            || (fresh.is_none() && previous.is_some_and(|p| p.s.dense_dim == 0));
+        let mut s = Stored { identity, hashes, ..Stored::default() };
+        if binary {
+            let bits = embedder.dimension();
+            let w = words_for(bits);
+            s.bits = bits;
+            s.words = w;
+            s.codes = vec![0; n * w];
+            for i in 0..n {
+                let code: &[u64] = match (from_fresh.get(&i), &fresh) {
+                    (Some(&j), Some(Vectors::Binary { words, .. })) => &words[j * w..(j + 1) * w],
+                    _ => match (reusable.get(&s.hashes[i]), previous) {
+                        (Some(&p), Some(prev)) => &prev.s.codes[p * w..(p + 1) * w],
+                        _ => return Err(Error::Dimension { expected: w, found: 0 }),
+                    },
+                };
+                if code.len() != w {
+                    return Err(Error::Dimension { expected: w, found: code.len() });
+                }
+                s.codes[i * w..(i + 1) * w].copy_from_slice(code);
+            }
+        } else {
+            let dim = embedder.dimension();
+            let mut dense = vec![0f32; n * dim];
+            for i in 0..n {
+                let row = &mut dense[i * dim..(i + 1) * dim];
+                match (from_fresh.get(&i), &fresh) {
+                    (Some(&j), Some(Vectors::Dense { dim: d, data })) if *d == dim => {
+                        row.copy_from_slice(&data[j * dim..(j + 1) * dim])
+                    }
+                    (Some(_), Some(Vectors::Dense { dim: d, .. })) => {
+                        return Err(Error::Dimension { expected: dim, found: *d });
+                    }
+                    _ => {
+                        let (Some(&p), Some(prev)) = (reusable.get(&s.hashes[i]), previous) else {
+                            return Err(Error::Dimension { expected: dim, found: 0 });
+                        };
+                        let scale = prev.s.scales[p];
+                        for (o, &x) in row.iter_mut().zip(&prev.s.int8[p * dim..(p + 1) * dim]) {
+                            *o = f32::from(x) * scale;
+                        }
+                    }
+                }
+            }
+            fill_dense(&mut s, dim, &dense);
+        }
+        Ok((self.finish(s), stats))
+    }
+}
+
+/// Centres, packs and keeps int8 copies of full-precision vectors.
+fn fill_dense(s: &mut Stored, dim: usize, dense: &[f32]) {
+    s.bits = dim;
+    s.words = words_for(dim);
+    s.dense_dim = dim;
+    s.center = mean(dense, dim);
+    let n = dense.len() / dim.max(1);
+    s.codes = Vec::with_capacity(n * s.words);
+    s.scales = Vec::with_capacity(n);
+    s.int8 = Vec::with_capacity(n * dim);
+    for row in dense.chunks_exact(dim.max(1)) {
+        s.codes.extend(pack(row, &s.center));
+        let (scale, q) = to_int8(row);
+        s.scales.push(scale);
+        s.int8.extend(q);
+    }
+}
+
+impl VectorIndex {
+    /// Number of vectors.
+    pub fn len(&self) -> usize {
+        self.s.codes.len() / self.s.words.max(1)
+    }
+
+    /// Whether the index is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The embedder identity the index was built with.
+    pub fn identity(&self) -> &str {
+        &self.s.identity
+    }
+
+    /// Whether an HNSW graph was built.
+    pub fn has_hnsw(&self) -> bool {
+        self.hnsw.is_some()
+    }
+
+    /// The corpus-learned model, when the index was built with one.
+    pub fn corpus_model(&self) -> Option<&CorpusModel> {
+        self.s.corpus.as_ref()
+    }
+
+    /// The best `k` vectors for a query vector, as `(index, score)`, best
+    /// first; scores are cosines after rescoring, else `1 - hamming / bits`.
+    pub fn search(
+        &self,
+        query: &Vectors,
+        k: usize,
+        options: SearchOptions,
+    ) -> Result<Vec<(u32, f32)>> {
+        if self.is_empty() || k == 0 {
+            return Ok(Vec::new());
+        }
+        let dense_query: Option<&[f32]> = match query {
+            Vectors::Dense { dim, data } if *dim == self.s.dense_dim && self.s.dense_dim > 0 => {
+                Some(&data[..*dim])
+            }
+            Vectors::Dense { dim, .. } if self.s.dense_dim == 0 => {
+                return Err(Error::Dimension { expected: self.s.bits, found: *dim });
+            }
+            Vectors::Dense { dim, .. } => {
+                return Err(Error::Dimension { expected: self.s.dense_dim, found: *dim });
+            }
+            Vectors::Binary { .. } => None,
+        };
+        let code: Vec<u64> = match (query, dense_query) {
+            (_, Some(q)) => pack(q, &self.s.center),
+            (Vectors::Binary { bits, words }, None) if *bits == self.s.bits => {
+                words[..self.s.words].to_vec()
+            }
+            (Vectors::Binary { bits, .. }, None) => {
+                return Err(Error::Dimension { expected: self.s.bits, found: *bits });
+            }
+            (Vectors::Dense { .. }, None) => return Ok(Vec::new()),
+        };
+        let dim = self.s.dense_dim;
+        if options.full_precision
+            && let Some(q) = dense_query
+        {
+            let mut all: Vec<(u32, f32)> = (0..self.len())
+                .map(|i| {
+                    (
+                        i as u32,
+                        cosine_int8(q, self.s.scales[i], &self.s.int8[i * dim..(i + 1) * dim]),
+                    )
+                })
+                .collect();
+            all.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+            all.truncate(k);
+            return Ok(all);
+        }
+        let rescore = options.rescore && dense_query.is_some();
+        let fetch = if rescore { k.saturating_mul(RESCORE_OVERSAMPLING) } else { k };
+        let candidates = match &self.hnsw {
+            Some(h) if !options.exact => h.nearest(&code, fetch, EF_SEARCH.max(fetch)),
+            _ => scan::nearest(&code, &self.s.codes, fetch),
+        };
+        let mut scored: Vec<(u32, f32)> = match dense_query {
+            Some(q) if rescore => candidates
+                .into_iter()
+                .map(|(i, _)| {
+                    let i_us = i as usize;
+                    (
+                        i,
+                        cosine_int8(
+                            q,
+                            self.s.scales[i_us],
+                            &self.s.int8[i_us * dim..(i_us + 1) * dim],
+                        ),
+                    )
+                })
+                .collect(),
+            _ => candidates
+                .into_iter()
+                .map(|(i, d)| (i, 1.0 - d as f32 / self.s.bits.max(1) as f32))
+                .collect(),
+        };
+        scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        scored.truncate(k);
+        Ok(scored)
+    }
+
+    /// The exact Hamming neighbours and the HNSW ones, for measuring recall.
+    pub fn compare_hnsw(&self, query: &Vectors, k: usize) -> Option<(Neighbours, Neighbours)> {
+        let h = self.hnsw.as_ref()?;
+        let code = match query {
+            Vectors::Dense { dim, data } if *dim == self.s.dense_dim => {
+                pack(&data[..*dim], &self.s.center)
+            }
+            Vectors::Binary { words, .. } => words[..self.s.words].to_vec(),
+            Vectors::Dense { .. } => return None,
+        };
+        Some((scan::nearest(&code, &self.s.codes, k), h.nearest(&code, k, EF_SEARCH)))
+    }
+
+    /// Writes the index (and its HNSW graph) into a generation folder.
+    pub fn save(&self, gen_dir: &Path) -> Result<()> {
+        let mut s = self.s.clone();
+        if let Some(h) = &self.hnsw {
+            h.dump(gen_dir, HNSW_BASENAME)?;
+            let crc = |ext: &str| -> Result<u32> {
+                let p = gen_dir.join(format!("{HNSW_BASENAME}.hnsw.{ext}"));
+                Ok(crc32fast::hash(
+                    &std::fs::read(&p).map_err(|e| maguyva_core::Error::io("reading", &p, e))?,
+                ))
+            };
+            s.hnsw = Some(HnswFiles { graph_crc: crc("graph")?, data_crc: crc("data")? });
+        }
+        Ok(store::save(&gen_dir.join(SEMANTIC_FILE), SEMANTIC_FORMAT, "semantic index", &s)?)
+    }
+
+    /// Reads the index of a generation folder, checked against the number
+    /// of fragments it must describe.
+    pub fn load(gen_dir: &Path, fragments: usize) -> Result<VectorIndex> {
+        let path = gen_dir.join(SEMANTIC_FILE);
+        let mut s: Stored = store::load(&path, SEMANTIC_FORMAT)?;
+        let corrupt = |why: &str| Error::Core(maguyva_core::Error::corrupt(&path, why));
+        let n = s.hashes.len();
+        let consistent = n == fragments
+            && s.words == words_for(s.bits)
+            && s.codes.len() == n * s.words
+            && (s.dense_dim == 0
+                || (s.scales.len() == n
+                    && s.int8.len() == n * s.dense_dim
+                    && s.center.len() == s.dense_dim));
+        if !consistent {
+            return Err(corrupt("vectors do not match the fragments"));
+        }
+        if let Some(model) = &mut s.corpus {
+            model.open().map_err(|_| corrupt("damaged corpus model"))?;
+        }
+        let hnsw = match &s.hnsw {
+            None => None,
+            Some(files) => {
+                for (ext, crc) in [("graph", files.graph_crc), ("data", files.data_crc)] {
+                    let p = gen_dir.join(format!("{HNSW_BASENAME}.hnsw.{ext}"));
+                    let bytes =
+                        std::fs::read(&p).map_err(|e| maguyva_core::Error::io("reading", &p, e))?;
+                    if crc32fast::hash(&bytes) != crc {
+                        return Err(Error::Core(maguyva_core::Error::corrupt(
+                            &p,
+                            "checksum mismatch",
+                        )));
+                    }
+                }
+                Some(HnswIndex::load(gen_dir, HNSW_BASENAME)?)
+            }
+        };
+        Ok(VectorIndex { s, hnsw })
+    }
+}

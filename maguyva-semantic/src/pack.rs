@@ -1,0 +1,80 @@
+//! Binary quantization: vectors are centred (the corpus mean is subtracted,
+//! which balances the bits) and each dimension becomes one bit, its sign,
+//! packed into `u64` words. Hamming distance between codes approximates the
+//! angle between vectors.
+
+/// Words of `bits` packed bits.
+pub fn words_for(bits: usize) -> usize {
+    bits.div_ceil(64)
+}
+
+/// The mean of `n` vectors of `dim` dimensions stored row after row.
+pub fn mean(data: &[f32], dim: usize) -> Vec<f32> {
+    let mut m = vec![0f64; dim];
+    let n = data.len().checked_div(dim).unwrap_or(0);
+    for row in data.chunks_exact(dim.max(1)) {
+        for (a, &b) in m.iter_mut().zip(row) {
+            *a += f64::from(b);
+        }
+    }
+    m.into_iter().map(|x| (x / n.max(1) as f64) as f32).collect()
+}
+
+/// The sign bits of `v - center`, packed; bit `i` of word `i / 64` is 1 when
+/// dimension `i` is above the centre.
+pub fn pack(v: &[f32], center: &[f32]) -> Vec<u64> {
+    let mut out = vec![0u64; words_for(v.len())];
+    for (i, &x) in v.iter().enumerate() {
+        let c = center.get(i).copied().unwrap_or(0.0);
+        if x > c {
+            out[i / 64] |= 1 << (i % 64);
+        }
+    }
+    out
+}
+
+/// A vector stored as bytes for rescoring: each dimension scaled by the
+/// vector's largest magnitude into -127..=127.
+pub fn to_int8(v: &[f32]) -> (f32, Vec<i8>) {
+    let max = v.iter().fold(0f32, |m, x| m.max(x.abs()));
+    if max == 0.0 {
+        return (0.0, vec![0; v.len()]);
+    }
+    let scale = max / 127.0;
+    (scale, v.iter().map(|x| (x / scale).round().clamp(-127.0, 127.0) as i8).collect())
+}
+
+/// Cosine similarity of a full-precision query and an int8 vector.
+pub fn cosine_int8(q: &[f32], scale: f32, v: &[i8]) -> f32 {
+    let mut dot = 0f32;
+    let mut norm = 0f32;
+    for (&a, &b) in q.iter().zip(v) {
+        let b = f32::from(b) * scale;
+        dot += a * b;
+        norm += b * b;
+    }
+    let qn: f32 = q.iter().map(|x| x * x).sum::<f32>().sqrt();
+    if norm == 0.0 || qn == 0.0 { 0.0 } else { dot / (norm.sqrt() * qn) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn signs_relative_to_the_centre() {
+        let v = [1.0, -1.0, 0.5, 3.0];
+        assert_eq!(pack(&v, &[0.0; 4]), vec![0b1101]);
+        assert_eq!(pack(&v, &[2.0; 4]), vec![0b1000]);
+        assert_eq!(pack(&vec![1.0; 70], &[]), vec![u64::MAX, 0b111111]);
+        assert_eq!(mean(&[1.0, 2.0, 3.0, 4.0], 2), vec![2.0, 3.0]);
+    }
+
+    #[test]
+    fn int8_keeps_the_direction() {
+        let v = [0.3, -0.6, 0.9, 0.01];
+        let (s, q) = to_int8(&v);
+        assert!(cosine_int8(&v, s, &q) > 0.9999);
+        assert_eq!(to_int8(&[0.0, 0.0]).0, 0.0);
+    }
+}
