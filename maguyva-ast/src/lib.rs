@@ -26,7 +26,7 @@ pub use crate::{
     occurrence::{Import, ImportKind, Occurrence, import_path},
     search::{DefinitionQuery, StructuralParams, StructuralRetriever},
     symbol::{Symbol, SymbolKind},
-    table::{SYMBOLS_FILE, SYMBOLS_FORMAT, SymbolTable, normalize},
+    table::{DOC_SUMMARY_WORDS, SYMBOLS_FILE, SYMBOLS_FORMAT, SymbolTable, doc_summary, normalize},
 };
 
 mod error;

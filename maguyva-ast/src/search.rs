@@ -4,9 +4,10 @@
 //! mere mention in fusion.
 
 use crate::symbol::{Symbol, SymbolKind};
-use crate::table::{SymbolTable, normalize};
+use crate::table::{SymbolTable, doc_summary, normalize};
 use maguyva_core::{FileId, FragmentTable, Hit, LineSpan, Modality, Query, Retriever, SymbolId};
 use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
 use std::sync::Arc;
 
 /// Words that carry no meaning for definition search.
@@ -61,9 +62,6 @@ const STOPWORDS: &[&str] = &[
     "used",
     "use",
 ];
-
-/// Words of a doc comment compared with the query.
-const DOC_SUMMARY_WORDS: usize = 40;
 
 /// At least this many candidates, best by name score, get their bonuses
 /// computed and are ranked.
@@ -127,6 +125,12 @@ pub struct StructuralParams {
     pub file_named_after: f32,
     /// Share of query words found in the signature and doc comment.
     pub signature_words: f32,
+    /// Scale of the doc-summary score: the rarity-weighted share of query
+    /// words in the summary of a definition's doc comment, which makes a
+    /// definition a candidate even when its name shares no query word.
+    /// Measured on the development benchmark, fused default preset
+    /// (NDCG@10): 0 0.854, 0.15 0.861, 0.2 0.863, 0.3 0.860, 0.6 0.857.
+    pub doc_words: f32,
 }
 
 impl Default for StructuralParams {
@@ -144,6 +148,7 @@ impl Default for StructuralParams {
             kind_mismatch: -0.3,
             file_named_after: 0.1,
             signature_words: 0.2,
+            doc_words: 0.2,
         }
     }
 }
@@ -371,6 +376,21 @@ impl StructuralRetriever {
                     }
                 }
             }
+            // Definitions whose doc summary says what the query asks
+            // (`restock`: "Add units of a product to the warehouse").
+            if p.doc_words > 0.0 {
+                let mut doc_matched: HashMap<u32, f32> = HashMap::new();
+                for w in &q.words {
+                    let list = self.table.by_doc_word(w);
+                    let weight = idf(list.len());
+                    for &i in list {
+                        *doc_matched.entry(i).or_default() += weight;
+                    }
+                }
+                for (i, weight) in doc_matched {
+                    bump(SymbolId(i), p.doc_words * weight / total.max(f32::EPSILON));
+                }
+            }
             for i in seen {
                 let (count, weight) = matched[i as usize];
                 let Some(sym) = self.table.get(SymbolId(i)) else { continue };
@@ -425,13 +445,7 @@ impl StructuralRetriever {
             // rest (parameters, examples) would only cost time. Stems are
             // prefixes of their words, so a substring test finds the word
             // forms without stemming the text.
-            let summary_end = sym
-                .doc
-                .char_indices()
-                .filter(|&(_, c)| c == ' ')
-                .nth(DOC_SUMMARY_WORDS)
-                .map_or(sym.doc.len(), |(i, _)| i);
-            let hay = format!("{} {}", sym.signature, &sym.doc[..summary_end]).to_lowercase();
+            let hay = format!("{} {}", sym.signature, doc_summary(&sym.doc)).to_lowercase();
             let found = q.words.iter().filter(|w| hay.contains(w.as_str())).count();
             b += p.signature_words * found as f32 / q.words.len() as f32;
         }

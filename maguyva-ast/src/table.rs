@@ -16,8 +16,23 @@ use std::path::Path;
 /// The symbol table's file inside a generation folder.
 pub const SYMBOLS_FILE: &str = "symbols.mgv";
 
-/// Symbol table format. Changelog: v1 initial.
-pub const SYMBOLS_FORMAT: FormatVersion = FormatVersion { kind: *b"SYMB", current: 1, oldest: 1 };
+/// Symbol table format. Changelog: v1 initial; v2 adds the doc-summary
+/// word dictionary.
+pub const SYMBOLS_FORMAT: FormatVersion = FormatVersion { kind: *b"SYMB", current: 2, oldest: 2 };
+
+/// Words of a doc comment that count as its summary: the first sentences
+/// say what the code is; parameters and examples come later.
+pub const DOC_SUMMARY_WORDS: usize = 40;
+
+/// The summary of a doc comment: its first [`DOC_SUMMARY_WORDS`] words.
+pub fn doc_summary(doc: &str) -> &str {
+    let end = doc
+        .char_indices()
+        .filter(|&(_, c)| c == ' ')
+        .nth(DOC_SUMMARY_WORDS)
+        .map_or(doc.len(), |(i, _)| i);
+    &doc[..end]
+}
 
 /// A name's lowercase sub-words joined: the key that makes naming
 /// conventions meet.
@@ -85,6 +100,8 @@ pub struct SymbolTable {
     first: Vec<u32>,
     names: Postings,
     words: Postings,
+    /// Analyzed words of each doc comment's summary.
+    doc_words: Postings,
     analyzer: Analyzer,
 }
 
@@ -110,6 +127,7 @@ impl SymbolTable {
         first.push(symbols.len() as u32);
         let mut names: BTreeMap<String, Vec<u32>> = BTreeMap::new();
         let mut words: BTreeMap<String, Vec<u32>> = BTreeMap::new();
+        let mut doc_words: BTreeMap<String, Vec<u32>> = BTreeMap::new();
         for (i, s) in symbols.iter().enumerate() {
             let id = i as u32;
             let key = normalize(&s.name);
@@ -122,8 +140,16 @@ impl SymbolTable {
                     seen.push(t.to_string());
                 }
             });
-            for w in seen {
+            for w in seen.drain(..) {
                 words.entry(w).or_default().push(id);
+            }
+            analyzer.for_each_term(doc_summary(&s.doc), |t| {
+                if !seen.iter().any(|x: &String| x == t) {
+                    seen.push(t.to_string());
+                }
+            });
+            for w in seen {
+                doc_words.entry(w).or_default().push(id);
             }
         }
         Ok(SymbolTable {
@@ -131,6 +157,7 @@ impl SymbolTable {
             first,
             names: Postings::build(names)?,
             words: Postings::build(words)?,
+            doc_words: Postings::build(doc_words)?,
             analyzer,
         })
     }
@@ -174,6 +201,11 @@ impl SymbolTable {
         self.words.get(term)
     }
 
+    /// Symbols whose doc-comment summary holds the analyzed word `term`.
+    pub fn by_doc_word(&self, term: &str) -> &[u32] {
+        self.doc_words.get(term)
+    }
+
     /// The analyzer of name words.
     pub fn analyzer(&self) -> Analyzer {
         self.analyzer
@@ -191,11 +223,17 @@ impl SymbolTable {
         let corrupt = |why: &str| Error::Core(maguyva_core::Error::corrupt(&path, why));
         t.names.open().map_err(|_| corrupt("damaged name dictionary"))?;
         t.words.open().map_err(|_| corrupt("damaged word dictionary"))?;
+        t.doc_words.open().map_err(|_| corrupt("damaged doc word dictionary"))?;
         let n = t.symbols.len();
         let consistent = t.first.len() == files + 1
             && t.first.windows(2).all(|w| w[0] <= w[1])
             && t.first.last().is_some_and(|&l| l as usize == n)
-            && t.names.ids.iter().chain(&t.words.ids).all(|&i| (i as usize) < n)
+            && t.names
+                .ids
+                .iter()
+                .chain(&t.words.ids)
+                .chain(&t.doc_words.ids)
+                .all(|&i| (i as usize) < n)
             && t.symbols
                 .iter()
                 .all(|s| s.container.is_none_or(|c| (c as usize) < n) && s.file.index() < files);

@@ -10,6 +10,7 @@ use maguyva_cli::eval::{self, EvalOptions};
 use maguyva_cli::output::{self, Highlighter, Style};
 use maguyva_cli::progress::BarProgress;
 use maguyva_core::{IndexDir, MatchMode, Modality};
+use maguyva_fusion::{Intent, Preset};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -109,7 +110,18 @@ struct SearchArgs {
     /// Use the index as it is: never build or refresh it.
     #[arg(long)]
     no_refresh: bool,
-    /// Run only these modalities (comma-separated: text, structural); several are fused.
+    /// How much work to do: quick (semantic only), default, thorough (all four).
+    #[arg(long, default_value = "default")]
+    preset: Preset,
+    /// Show the intent, the weights, and each result's per-modality ranks,
+    /// contributions and boost.
+    #[arg(long)]
+    explain: bool,
+    /// Use this intent instead of the classifier's.
+    #[arg(long, value_name = "INTENT")]
+    intent: Option<Intent>,
+    /// Run only these modalities (comma-separated: semantic, text, structural, graph);
+    /// several are fused.
     #[arg(long, value_delimiter = ',', value_name = "MODALITY")]
     modality: Vec<Modality>,
     /// When to colour output.
@@ -139,6 +151,13 @@ struct EvalArgs {
     /// Run only these modalities (comma-separated); several are fused.
     #[arg(long, value_delimiter = ',', value_name = "MODALITY")]
     modality: Vec<Modality>,
+    /// The preset to evaluate.
+    #[arg(long, default_value = "default")]
+    preset: Preset,
+    /// Also run the ablations over the same indexes: each modality removed
+    /// in turn, each alone, and every preset.
+    #[arg(long, conflicts_with = "modality")]
+    ablate: bool,
     /// The semantic embedder: builtin, corpus, voyage, or a model2vec folder.
     #[arg(long, value_name = "EMBEDDER", value_parser = EmbedderChoice::parse)]
     embedder: Option<EmbedderChoice>,
@@ -295,7 +314,9 @@ fn search(args: SearchArgs) -> Result<ExitCode> {
         case_insensitive: args.ignore_case,
         ranking: RankingConfig::default(),
         modalities: (!args.modality.is_empty()).then(|| args.modality.clone()),
-        intent: None,
+        intent: args.intent,
+        preset: args.preset,
+        explain: args.explain,
     };
     // Validate before any indexing work, so a bad query fails fast.
     let query = request.query()?;
@@ -324,6 +345,7 @@ fn search(args: SearchArgs) -> Result<ExitCode> {
             }
         };
         let hl = Highlighter::new(query.text(), query.mode(), query.is_case_insensitive());
+        note(&output::render_plan(&response));
         print(&output::render_search(&response, &hl, Style::new(color)))?;
     }
     Ok(if response.results.is_empty() { ExitCode::from(1) } else { ExitCode::SUCCESS })
@@ -353,7 +375,16 @@ fn evaluate(args: EvalArgs) -> Result<ExitCode> {
             Some(path) => RankingConfig::load(path)?,
             None => RankingConfig::default(),
         },
-        modalities: (!args.modality.is_empty()).then(|| args.modality.clone()),
+        variants: if args.ablate {
+            let mut v = eval::Variant::ablations();
+            v[0] = eval::Variant::preset(args.preset, None);
+            v
+        } else {
+            vec![eval::Variant::preset(
+                args.preset,
+                (!args.modality.is_empty()).then(|| args.modality.clone()),
+            )]
+        },
     };
     let report = eval::run(&opts, &mut |line| note(line))?;
     if args.json {

@@ -100,6 +100,34 @@ fn best_lines<'a>(result: &'a SearchResult, hl: &Highlighter) -> Vec<(u32, &'a s
     picked.into_iter().map(|i| lines[i]).collect()
 }
 
+/// One line saying how a query was understood and answered.
+pub fn render_plan(resp: &SearchResponse) -> String {
+    let modalities: Vec<&str> = resp.modalities.iter().map(|m| m.as_str()).collect();
+    let mut line = format!(
+        "intent {} ({:.2}), {} over {}",
+        resp.intent.as_deref().unwrap_or("?"),
+        resp.confidence.unwrap_or(0.0),
+        resp.fusion_strategy.as_deref().unwrap_or("?"),
+        modalities.join(", ")
+    );
+    if let Some(plan) = &resp.explain {
+        let weights: Vec<String> =
+            resp.modalities.iter().map(|&m| format!("{m} {:.2}", plan.weights.get(m))).collect();
+        let _ = write!(
+            line,
+            "; rule {}{}, preset {}, weights {}",
+            plan.rule.as_str(),
+            if plan.mixed { " (mixed question)" } else { "" },
+            plan.preset,
+            weights.join(", ")
+        );
+        if resp.fusion_strategy.as_deref() == Some("rrf") {
+            let _ = write!(line, ", k {}", plan.k);
+        }
+    }
+    line
+}
+
 /// Human rendering of a search response.
 pub fn render_search(resp: &SearchResponse, hl: &Highlighter, style: Style) -> String {
     let mut out = String::new();
@@ -111,6 +139,32 @@ pub fn render_search(resp: &SearchResponse, hl: &Highlighter, style: Style) -> S
             style.paint("32", &format!("{}-{}", r.start_line, r.end_line)),
             style.paint("2", &format!("score {:.3}", r.score)),
         );
+        if let Some(e) = &r.explain {
+            let parts: Vec<String> = e
+                .contributions
+                .iter()
+                .map(|c| {
+                    format!(
+                        "{} #{} (w {:.2}) {:.5}",
+                        c.modality,
+                        c.rank + 1,
+                        c.weight,
+                        c.contribution
+                    )
+                })
+                .collect();
+            let mut extra = String::new();
+            if e.boost != 1.0 {
+                extra.push_str(&format!(", boost {:.3}", e.boost));
+            }
+            if e.vendor_factor != 1.0 {
+                extra.push_str(&format!(", vendor x{:.2}", e.vendor_factor));
+            }
+            if e.prior != 1.0 {
+                extra.push_str(&format!(", signals x{:.3}", e.prior));
+            }
+            let _ = writeln!(out, "        {}{extra}", style.paint("2", &parts.join(" + ")));
+        }
         for (n, line) in best_lines(r, hl) {
             let line = truncate(line.trim_end(), 200);
             let mut painted = String::new();
@@ -318,6 +372,7 @@ mod tests {
             score: 1.0,
             snippet: snippet.into(),
             ranks: BTreeMap::new(),
+            explain: None,
         }
     }
 
@@ -339,6 +394,7 @@ mod tests {
             modalities: vec![],
             timings_ms: BTreeMap::new(),
             results: vec![result("let ECONNREFUSED = 1;")],
+            explain: None,
         };
         let hl = Highlighter::new("ECONNREFUSED", MatchMode::Literal, false);
         let text = render_search(&resp, &hl, Style::new(false));

@@ -7,6 +7,9 @@ mod util;
 // Searching the fixtures: literals, keywords, regexes, output formats.
 mod search;
 
+// Intent classification, presets, the direct and fused paths, --explain.
+mod fusion;
+
 // Building, refreshing and reusing indexes.
 mod index;
 

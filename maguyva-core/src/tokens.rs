@@ -33,6 +33,40 @@ pub fn for_each_token(text: &str, mut f: impl FnMut(&str)) {
     }
 }
 
+/// English function words: they say how a question is phrased, not what it
+/// is about.
+const FUNCTION_WORDS: &[&str] = &[
+    "a", "an", "and", "are", "as", "at", "be", "by", "can", "do", "does", "for", "from", "how",
+    "i", "in", "into", "is", "it", "its", "of", "on", "or", "that", "the", "their", "them", "then",
+    "there", "these", "this", "to", "was", "what", "when", "where", "which", "who", "why", "will",
+    "with",
+];
+
+/// Whether a lowercase word is an English function word (`the`, `how`).
+pub fn is_function_word(word: &str) -> bool {
+    FUNCTION_WORDS.contains(&word)
+}
+
+/// The content words of a question, lowercased, in order, without repeats:
+/// its identifiers split into sub-words, function words and single letters
+/// dropped.
+pub fn content_words(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for word in words(text) {
+        for sub in split_identifier(word) {
+            let w = sub.to_lowercase();
+            if w.chars().count() >= 2
+                && w.chars().any(char::is_alphabetic)
+                && !is_function_word(&w)
+                && !out.contains(&w)
+            {
+                out.push(w);
+            }
+        }
+    }
+    out
+}
+
 /// The tokens of `text`, collected.
 pub fn tokens(text: &str) -> Vec<String> {
     let mut out = Vec::new();
@@ -232,6 +266,14 @@ impl<'a> Iterator for SubWords<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn content_words_of_a_question() {
+        assert_eq!(
+            content_words("how does the RetryPolicy decide to retry a request?"),
+            vec!["retry", "policy", "decide", "request"]
+        );
+    }
 
     fn split(s: &str) -> Vec<&str> {
         split_identifier(s).collect()

@@ -27,6 +27,10 @@ pub const CONFIDENCE_FALLBACK: f32 = 0.40;
 /// "like this", or a query that is itself code.
 pub const CONFIDENCE_SIMILAR: f32 = 0.80;
 
+/// More words than this after a definition keyword, none shaped like code,
+/// make a description rather than a name.
+const DESCRIPTION_WORDS: usize = 4;
+
 /// The confidence at or above which an ordinary query skips fusion and goes
 /// to its profile's dominant modality (SPEC "Direct path and fused path").
 pub const DIRECT_THRESHOLD: f32 = 0.85;
@@ -110,6 +114,23 @@ pub enum Rule {
     Fallback,
 }
 
+impl Rule {
+    /// A short name, as in JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Rule::DefinitionKeyword => "definition_keyword",
+            Rule::References => "references",
+            Rule::Impact => "impact",
+            Rule::QuotedString => "quoted_string",
+            Rule::ErrorToken => "error_token",
+            Rule::Similar => "similar",
+            Rule::Identifier => "identifier",
+            Rule::UnderstandWords => "understand_words",
+            Rule::Fallback => "fallback",
+        }
+    }
+}
+
 /// The classifier's answer.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Classification {
@@ -119,6 +140,9 @@ pub struct Classification {
     pub confidence: f32,
     /// The rule that matched.
     pub rule: Rule,
+    /// Another rule of a different intent matched too (a mixed question):
+    /// such a query is fused even when the confidence is high.
+    pub mixed: bool,
 }
 
 /// Classifies queries by SPEC's ordered rules.
@@ -206,6 +230,29 @@ fn contains_phrase(lower: &str, phrase: &str) -> bool {
     })
 }
 
+/// The identifiers a query names (`IntoResponse`, `parse_config`,
+/// `Rack::Response`), as written: words shaped like code, and capitalized
+/// words after the first.
+pub fn named_identifiers(query: &str) -> Vec<&str> {
+    query
+        .split_whitespace()
+        .enumerate()
+        .map(|(i, w)| {
+            (
+                i,
+                w.trim_matches(|c: char| {
+                    !(is_identifier_char(c) || c == ':' || c == '.' || c == '#')
+                }),
+            )
+        })
+        .filter(|&(i, w)| {
+            !w.is_empty()
+                && (is_camel(w) || is_snake(w) || is_qualified(w) || (i > 0 && is_pascal_word(w)))
+        })
+        .map(|(_, w)| w)
+        .collect()
+}
+
 impl IntentClassifier {
     /// A classifier.
     pub fn new() -> IntentClassifier {
@@ -218,7 +265,25 @@ impl IntentClassifier {
         let lower = text.to_lowercase();
         let words: Vec<&str> = text.split_whitespace().collect();
         let first = words.first().map(|w| w.to_lowercase()).unwrap_or_default();
-        let c = |intent, confidence, rule| Classification { intent, confidence, rule };
+        // Which of the strong rules of other kinds also fire, for `mixed`.
+        let fires = [
+            words.len() >= 2 && DEFINITION_KEYWORDS.contains(&first.as_str()),
+            REFERENCE_PHRASES.iter().any(|p| contains_phrase(&lower, p)),
+            IMPACT_PHRASES.iter().any(|p| contains_phrase(&lower, p)),
+            quoted(text),
+        ];
+        // A definition keyword opening a description ("class utility
+        // methods for reflection") is a question about code, not a name.
+        let described = fires[0]
+            && words.len() > DESCRIPTION_WORDS
+            && !words[1..].iter().any(|w| {
+                let w = w.trim_matches(|c: char| {
+                    !(is_identifier_char(c) || c == ':' || c == '.' || c == '#')
+                });
+                is_camel(w) || is_snake(w) || is_qualified(w)
+            });
+        let mixed = described || fires.iter().filter(|&&f| f).count() > 1;
+        let c = |intent, confidence, rule| Classification { intent, confidence, rule, mixed };
 
         // Rule 1: a definition keyword, followed by a name.
         if words.len() >= 2 && DEFINITION_KEYWORDS.contains(&first.as_str()) {
@@ -313,6 +378,17 @@ mod tests {
     }
 
     #[test]
+    fn identifiers_named_in_questions() {
+        assert_eq!(
+            named_identifiers(
+                "how IntoResponse converts values for parse_config, and Rack::Response"
+            ),
+            vec!["IntoResponse", "parse_config", "Rack::Response"]
+        );
+        assert!(named_identifiers("How does the router work?").is_empty());
+    }
+
+    #[test]
     fn rule_1_definition_keywords() {
         for q in [
             "def parse_config",
@@ -328,6 +404,17 @@ mod tests {
         }
         // A keyword alone names nothing; it is not a definition query.
         check("class", Intent::UnderstandCode, 0.40);
+        // A keyword opening a description keeps SPEC's rule but is mixed,
+        // so it is fused rather than sent to one modality.
+        let c =
+            IntentClassifier::new().classify("class utility methods for reflection and packages");
+        assert_eq!((c.intent, c.mixed), (Intent::FindDefinition, true));
+        assert!(!IntentClassifier::new().classify("class Cart").mixed);
+        assert!(
+            !IntentClassifier::new()
+                .classify("type Handler interface with ServeHTTP and more")
+                .mixed
+        );
     }
 
     #[test]
@@ -427,6 +514,14 @@ mod tests {
         check("functions like this one", Intent::FindSimilar, 0.80);
         check("fn(x) => x * 2", Intent::FindSimilar, 0.80);
         check("for (int i = 0; i < n; i++) { sum += a[i]; }", Intent::FindSimilar, 0.80);
+    }
+
+    #[test]
+    fn mixed_questions_are_flagged() {
+        let c = IntentClassifier::new();
+        assert!(c.classify("who calls parse_config and what breaks if I change it").mixed);
+        assert!(!c.classify("who calls parse_config").mixed);
+        assert!(!c.classify("how does auth work").mixed);
     }
 
     #[test]

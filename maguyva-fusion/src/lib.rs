@@ -18,10 +18,15 @@ pub use crate::{
         CONFIDENCE_BARE_IDENTIFIER, CONFIDENCE_DEFINITION_KEYWORD, CONFIDENCE_ERROR_TOKEN,
         CONFIDENCE_FALLBACK, CONFIDENCE_IDENTIFIER_MIN, CONFIDENCE_IMPACT, CONFIDENCE_QUOTED,
         CONFIDENCE_REFERENCES, CONFIDENCE_SIMILAR, CONFIDENCE_UNDERSTAND, Classification,
-        DIRECT_THRESHOLD, IntentClassifier, Rule,
+        DIRECT_THRESHOLD, IntentClassifier, Rule, named_identifiers,
     },
     intent::{Intent, WeightProfile},
+    preset::{FusionStrategy, Preset},
     rrf::{Contribution, FusedHit, FusionContext, FusionParams, NoContext, fuse},
+    signals::{
+        FileFacts, PATH_WORDS_LIFT, QUERY_SYMBOL_LIFT, Signals, TEST_FILE_FACTOR, file_prior,
+        is_test_path, path_word_share,
+    },
     weights::{
         BOOST_SCALE, MAX_BOOST, ModalityWeights, RRF_K_DEFAULT, RRF_K_THOROUGH, VENDOR_FACTOR,
         centrality_boost, is_vendor_path,
@@ -30,5 +35,7 @@ pub use crate::{
 
 mod classify;
 mod intent;
+mod preset;
 mod rrf;
+mod signals;
 mod weights;

@@ -6,7 +6,9 @@
 //! different fragments of it. A file at zero-based rank `r` in the list of a
 //! modality of weight `w` contributes `w / (k + r + 1)`, times the centrality
 //! boost; contributions are summed; hits under vendor or build paths are
-//! down-ranked; the file keeps the fragment of its largest contribution.
+//! down-ranked; the file keeps the fragment of its largest contribution. A
+//! per-file prior from the context (signals beyond SPEC, off by default in
+//! `NoContext`) multiplies the sum last.
 
 use crate::weights::{ModalityWeights, VENDOR_FACTOR, centrality_boost};
 use maguyva_core::{ChunkId, FileId, Hit, LineSpan, Modality, Rank};
@@ -23,6 +25,12 @@ pub trait FusionContext {
     /// Whether the file is vendored, generated or build output.
     fn is_vendor(&self, _file: FileId) -> bool {
         false
+    }
+
+    /// A factor on the file's fused score from signals beyond SPEC's
+    /// recipe (see `signals`); 1 leaves it alone.
+    fn prior(&self, _file: FileId) -> f32 {
+        1.0
     }
 }
 
@@ -75,6 +83,8 @@ pub struct FusedHit {
     pub boost: f32,
     /// The vendor factor applied (1 when not vendor).
     pub vendor_factor: f32,
+    /// The file prior applied (1 when no signal moved it).
+    pub prior: f32,
     /// Per-modality contributions, in SPEC's modality order.
     pub contributions: Vec<Contribution>,
 }
@@ -138,7 +148,10 @@ pub fn fuse(
         .map(|(file, acc)| {
             let vendor_factor =
                 if params.downrank_vendor && context.is_vendor(file) { VENDOR_FACTOR } else { 1.0 };
-            let score = acc.contributions.iter().map(|c| c.value).sum::<f32>() * vendor_factor;
+            let prior = context.prior(file);
+            let prior = if prior.is_finite() && prior > 0.0 { prior } else { 1.0 };
+            let score =
+                acc.contributions.iter().map(|c| c.value).sum::<f32>() * vendor_factor * prior;
             FusedHit {
                 chunk: acc.best.1.chunk,
                 file,
@@ -146,6 +159,7 @@ pub fn fuse(
                 score,
                 boost: acc.boost,
                 vendor_factor,
+                prior,
                 contributions: acc.contributions,
             }
         })

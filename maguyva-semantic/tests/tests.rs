@@ -1,1 +1,7 @@
 //! Integration tests of the semantic modality.
+
+// The Voyage AI client against a local HTTP server that checks each request.
+mod voyage;
+
+// model2vec-format models written by the test, and the vector index.
+mod models;

@@ -191,7 +191,10 @@ impl Refresh {
                 c.removed.len(),
                 c.modified.len()
             )),
-            Refresh::Replaced(why) => Some(format!("index rebuilt: {why}")),
+            Refresh::Replaced(why) => Some(format!(
+                "index rebuilt: {}",
+                why.split("; run `maguyva index`").next().unwrap_or(why)
+            )),
             Refresh::UsedWhileLocked => {
                 Some("another maguyva process is indexing; searched the current index, which may be stale".into())
             }

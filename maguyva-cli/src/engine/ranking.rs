@@ -2,7 +2,7 @@
 //! runs (`maguyva eval --ranking FILE`) can tune them without rebuilding.
 
 use maguyva_ast::StructuralParams;
-use maguyva_fusion::{RRF_K_DEFAULT, WeightProfile};
+use maguyva_fusion::{RRF_K_DEFAULT, Signals, WeightProfile};
 use maguyva_graph::GraphParams;
 use maguyva_trigram::KeywordParams;
 use serde::{Deserialize, Serialize};
@@ -73,6 +73,13 @@ pub struct RankingConfig {
     pub centrality: CentralityScale,
     /// A factor on the scaled centrality (1 leaves it as scaled).
     pub centrality_factor: f32,
+    /// Fragments fetched from each modality per wanted result (several may
+    /// fall in one file, and results are one per file).
+    pub fragments_per_result: usize,
+    /// Fragments fetched from each modality at least.
+    pub min_fetch: usize,
+    /// Ranking signals beyond SPEC's recipe.
+    pub signals: Signals,
 }
 
 impl Default for RankingConfig {
@@ -86,6 +93,9 @@ impl Default for RankingConfig {
             rrf_k: RRF_K_DEFAULT,
             centrality: CentralityScale::Max,
             centrality_factor: DEFAULT_CENTRALITY_FACTOR,
+            fragments_per_result: 8,
+            min_fetch: 50,
+            signals: Signals::default(),
         }
     }
 }

@@ -1,12 +1,15 @@
-//! Answering a query over an opened index.
+//! Answering a query over an opened index: classify the question, decide
+//! between the direct path and fusion, run the modalities in parallel, fuse
+//! their lists by weighted RRF, and explain the result on request.
 
 use super::{CentralityScale, Index, RankingConfig};
 use maguyva_core::{
     ChunkId, FileId, Fragment, Hit, LineSpan, MatchMode, Modality, Query, Result, Retriever,
 };
 use maguyva_fusion::{
-    FusedHit, FusionContext, FusionParams, Intent, IntentClassifier, ModalityWeights, fuse,
-    is_vendor_path,
+    Classification, DIRECT_THRESHOLD, FileFacts, FusedHit, FusionContext, FusionParams,
+    FusionStrategy, Intent, IntentClassifier, ModalityWeights, Preset, Signals, file_prior, fuse,
+    is_vendor_path, named_identifiers,
 };
 use maguyva_trigram::TextRetriever;
 use rayon::prelude::*;
@@ -16,10 +19,6 @@ use std::time::Instant;
 
 /// Results asked for when the caller does not say.
 pub const DEFAULT_LIMIT: usize = 10;
-
-/// Retrievers return fragments; several may fall in one file, and results
-/// are one per file, so this many fragments per wanted result are fetched.
-const FRAGMENTS_PER_RESULT: usize = 8;
 
 /// A query as the user gave it, with output options.
 #[derive(Debug, Clone, PartialEq)]
@@ -35,11 +34,15 @@ pub struct SearchRequest {
     pub case_insensitive: bool,
     /// Ranking parameters.
     pub ranking: RankingConfig,
-    /// The modalities to run (the text modality when unset).
+    /// Run exactly these modalities instead of the preset's (research and
+    /// ablations); several are fused with the intent's weights.
     pub modalities: Option<Vec<Modality>>,
-    /// The intent whose weight profile fuses several modalities
-    /// (find_definition when unset).
+    /// Use this intent instead of the classifier's.
     pub intent: Option<Intent>,
+    /// How much work to do.
+    pub preset: Preset,
+    /// Add each result's per-modality ranks, contributions and boost.
+    pub explain: bool,
 }
 
 impl SearchRequest {
@@ -53,6 +56,8 @@ impl SearchRequest {
             ranking: RankingConfig::default(),
             modalities: None,
             intent: None,
+            preset: Preset::Default,
+            explain: false,
         }
     }
 
@@ -75,6 +80,33 @@ fn quoted(text: &str) -> Option<&str> {
     (!inner.is_empty() && !inner.contains('"')).then_some(inner)
 }
 
+/// One modality's part in a result, for explanations.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ContributionReport {
+    /// The modality.
+    pub modality: Modality,
+    /// The file's zero-based rank among that modality's files.
+    pub rank: u32,
+    /// Its weight.
+    pub weight: f32,
+    /// `weight / (k + rank + 1) * boost`.
+    pub contribution: f32,
+}
+
+/// Why a result ranked where it did.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Explanation {
+    /// Per modality.
+    pub contributions: Vec<ContributionReport>,
+    /// The centrality boost applied.
+    pub boost: f32,
+    /// The factor for vendor and build paths (1 elsewhere).
+    pub vendor_factor: f32,
+    /// The factor from ranking signals (test files, path words, named
+    /// symbols; 1 when none applied).
+    pub prior: f32,
+}
+
 /// One result: the best fragment of one file.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SearchResult {
@@ -84,12 +116,30 @@ pub struct SearchResult {
     pub start_line: u32,
     /// Last line, inclusive.
     pub end_line: u32,
-    /// The ranking score (the retriever's own while one modality runs).
+    /// The fused score (the retriever's own on the direct path).
     pub score: f32,
     /// The text of lines `start_line..=end_line`.
     pub snippet: String,
-    /// Zero-based rank of this hit in each modality's list.
+    /// Zero-based rank of this file in each modality's list.
     pub ranks: BTreeMap<Modality, u32>,
+    /// Present with `--explain`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub explain: Option<Explanation>,
+}
+
+/// How a search was run, for explanations.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PlanReport {
+    /// The classifier's rule.
+    pub rule: maguyva_fusion::Rule,
+    /// Whether the question mixed intents.
+    pub mixed: bool,
+    /// The preset.
+    pub preset: Preset,
+    /// The weights of the modalities that ran.
+    pub weights: ModalityWeights,
+    /// The RRF constant (when fused).
+    pub k: f32,
 }
 
 /// The answer to a query; this JSON shape is the contract that evaluation
@@ -98,11 +148,11 @@ pub struct SearchResult {
 pub struct SearchResponse {
     /// The query as given.
     pub query: String,
-    /// The classified intent (null until the classifier runs).
+    /// The classified intent.
     pub intent: Option<String>,
     /// The classifier's confidence.
     pub confidence: Option<f32>,
-    /// `direct` or `rrf` (null while a single modality runs).
+    /// `direct` or `rrf`.
     pub fusion_strategy: Option<String>,
     /// The modalities that ran.
     pub modalities: Vec<Modality>,
@@ -110,14 +160,20 @@ pub struct SearchResponse {
     pub timings_ms: BTreeMap<String, f64>,
     /// The results, best first, one per file.
     pub results: Vec<SearchResult>,
+    /// Present with `--explain`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub explain: Option<PlanReport>,
 }
 
-/// What fusion knows of this index's files.
+/// What fusion knows of this index's files, for one query.
 struct IndexContext<'a> {
     index: &'a Index,
     scale: CentralityScale,
     factor: f32,
     max: f32,
+    signals: Signals,
+    query_words: Vec<String>,
+    named_files: HashSet<FileId>,
 }
 
 impl FusionContext for IndexContext<'_> {
@@ -134,15 +190,102 @@ impl FusionContext for IndexContext<'_> {
     fn is_vendor(&self, file: FileId) -> bool {
         self.index.manifest.files.get(file.index()).is_some_and(|f| is_vendor_path(&f.path))
     }
+
+    fn prior(&self, file: FileId) -> f32 {
+        let Some(entry) = self.index.manifest.files.get(file.index()) else { return 1.0 };
+        let facts =
+            FileFacts { path: &entry.path, defines_named_symbol: self.named_files.contains(&file) };
+        file_prior(&self.signals, &self.query_words, facts)
+    }
 }
 
 impl Index {
-    fn retriever(
-        &self,
-        modality: Modality,
-        ranking: &RankingConfig,
-    ) -> Result<Box<dyn Retriever + '_>> {
-        Ok(match modality {
+    /// The files that define a symbol the query names, written as it is
+    /// (letter case aside); re-exports do not count.
+    fn files_defining_named_symbols(&self, text: &str) -> HashSet<FileId> {
+        let table = self.structural.table();
+        let mut files = HashSet::new();
+        for ident in named_identifiers(text) {
+            let name = ident.rsplit([':', '.', '#']).find(|s| !s.is_empty()).unwrap_or(ident);
+            for id in table.by_normalized_name(&maguyva_ast::normalize(name)) {
+                if let Some(sym) = table.get(id)
+                    && sym.name.eq_ignore_ascii_case(name)
+                    && sym.kind != maguyva_ast::SymbolKind::Reexport
+                {
+                    files.insert(sym.file);
+                }
+            }
+        }
+        files
+    }
+}
+
+/// Which modalities run, and how their lists combine.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Plan {
+    /// Direct or fused.
+    pub strategy: FusionStrategy,
+    /// The weights of the modalities that run (the others have 0).
+    pub weights: ModalityWeights,
+    /// The RRF constant.
+    pub k: f32,
+}
+
+/// Decides SPEC's direct or fused path for a request.
+///
+/// An explicit modality list replaces the preset's modalities and bounds
+/// the direct path too, so `--modality text,structural` is the whole
+/// pipeline with the other modalities switched off (what ablations need).
+pub fn plan(request: &SearchRequest, query: &Query, c: &Classification, intent: Intent) -> Plan {
+    let profile = request.ranking.profiles.weights(intent);
+    let k = match request.preset {
+        Preset::Thorough => request.preset.rrf_k(),
+        _ => request.ranking.rrf_k,
+    };
+    let single = |m: Modality| {
+        let mut weights = ModalityWeights::default();
+        weights.set(m, 1.0);
+        Plan { strategy: FusionStrategy::Direct, weights, k }
+    };
+    // Literals and regexes are the text modality's alone.
+    if query.mode() != MatchMode::Keyword {
+        return single(Modality::Text);
+    }
+    let explicit = request.modalities.as_deref();
+    match explicit {
+        Some([m]) => return single(*m),
+        None if request.preset == Preset::Quick => return single(Modality::Semantic),
+        _ => {}
+    }
+    let allowed = |m: Modality| explicit.is_none_or(|e| e.contains(&m));
+    // The dominant modality comes from the whole profile, not the preset:
+    // "who calls X" goes to the graph even though the default preset does
+    // not fuse it.
+    if c.confidence >= DIRECT_THRESHOLD
+        && !c.mixed
+        && let Some(dominant) = profile.dominant()
+        && allowed(dominant)
+    {
+        return single(dominant);
+    }
+    let set = explicit.unwrap_or(request.preset.modalities());
+    let mut weights = profile.restricted_to(set);
+    if weights.active().is_empty() {
+        // The intent weighs none of the allowed modalities: weigh them
+        // equally rather than answer nothing.
+        for &m in set {
+            weights.set(m, 1.0);
+        }
+    }
+    match weights.active().as_slice() {
+        [m] => single(*m),
+        _ => Plan { strategy: FusionStrategy::Rrf, weights, k },
+    }
+}
+
+impl Index {
+    fn retriever(&self, modality: Modality, ranking: &RankingConfig) -> Box<dyn Retriever + '_> {
+        match modality {
             Modality::Text => Box::new(
                 TextRetriever::new(self.text.clone(), self.content.clone(), self.fragments.clone())
                     .with_params(ranking.keyword),
@@ -154,75 +297,85 @@ impl Index {
             Modality::Semantic => {
                 Box::new(self.semantic.clone().with_options(ranking.semantic.options()))
             }
-        })
+        }
     }
 
     /// Runs a query.
     pub fn search(&self, request: &SearchRequest) -> Result<SearchResponse> {
         let start = Instant::now();
         let query = request.query()?;
-        let mut modalities = request.modalities.clone().unwrap_or_else(|| vec![Modality::Text]);
-        modalities.sort();
-        modalities.dedup();
-        if query.mode() != MatchMode::Keyword {
-            // Only the text modality matches literals and regexes.
-            modalities = vec![Modality::Text];
-        }
-        let fetch = request.limit.saturating_mul(FRAGMENTS_PER_RESULT).max(50);
+        let classification = IntentClassifier::new().classify(&request.text);
+        let intent = request.intent.unwrap_or(classification.intent);
+        let plan = plan(request, &query, &classification, intent);
+        let modalities = plan.weights.active();
+        let mut timings_ms = BTreeMap::new();
+        timings_ms.insert("classify".to_string(), start.elapsed().as_secs_f64() * 1000.0);
+        let fetch = request
+            .limit
+            .saturating_mul(request.ranking.fragments_per_result)
+            .max(request.ranking.min_fetch);
         let runs: Vec<Result<(Modality, Vec<Hit>, f64)>> = modalities
             .par_iter()
             .map(|&m| {
                 let t = Instant::now();
-                let hits = self.retriever(m, &request.ranking)?.search(&query, fetch)?;
+                let hits = self.retriever(m, &request.ranking).search(&query, fetch)?;
                 Ok((m, hits, t.elapsed().as_secs_f64() * 1000.0))
             })
             .collect();
+        let signals = request.ranking.signals;
         let mut lists = Vec::new();
-        let mut timings_ms = BTreeMap::new();
         for run in runs {
             let (m, hits, ms) = run?;
             timings_ms.insert(m.as_str().to_string(), ms);
             lists.push((m, hits));
         }
-        let classification = IntentClassifier::new().classify(&request.text);
-        let intent = request.intent.unwrap_or(classification.intent);
-        let (results, strategy) = if let [(m, hits)] = lists.as_slice() {
-            (self.one_per_file(hits, *m, request.limit), None)
-        } else {
-            let t = Instant::now();
-            let mut weights = request.ranking.profiles.weights(intent).restricted_to(&modalities);
-            if weights.active().is_empty() {
-                // The intent gives none of the chosen modalities a weight:
-                // weigh them equally rather than answer nothing.
-                weights = ModalityWeights::default();
-                for &m in &modalities {
-                    weights.set(m, 1.0);
-                }
+        let t = Instant::now();
+        let context = IndexContext {
+            index: self,
+            scale: request.ranking.centrality,
+            factor: request.ranking.centrality_factor,
+            max: self.file_centrality.iter().copied().fold(0.0, f32::max),
+            signals,
+            query_words: if signals.path_words {
+                maguyva_core::tokens::content_words(&request.text)
+            } else {
+                Vec::new()
+            },
+            named_files: if signals.query_symbols && plan.strategy == FusionStrategy::Rrf {
+                self.files_defining_named_symbols(&request.text)
+            } else {
+                HashSet::new()
+            },
+        };
+        let results = match (plan.strategy, lists.as_slice()) {
+            (FusionStrategy::Direct, [(m, hits)]) => self.one_per_file(hits, *m, request.limit),
+            _ => {
+                let params = FusionParams {
+                    k: plan.k,
+                    boost: request.ranking.centrality != CentralityScale::Off,
+                    ..FusionParams::default()
+                };
+                let fused = fuse(&lists, &plan.weights, &params, &context);
+                timings_ms.insert("fusion".to_string(), t.elapsed().as_secs_f64() * 1000.0);
+                self.fused_results(&fused, &plan.weights, request.limit, request.explain)
             }
-            let params = FusionParams { k: request.ranking.rrf_k, ..FusionParams::default() };
-            let context = IndexContext {
-                index: self,
-                scale: request.ranking.centrality,
-                factor: request.ranking.centrality_factor,
-                max: self.file_centrality.iter().copied().fold(0.0, f32::max),
-            };
-            let params = FusionParams {
-                boost: request.ranking.centrality != CentralityScale::Off,
-                ..params
-            };
-            let fused = fuse(&lists, &weights, &params, &context);
-            timings_ms.insert("fusion".to_string(), t.elapsed().as_secs_f64() * 1000.0);
-            (self.fused_results(&fused, request.limit), Some("rrf".to_string()))
         };
         timings_ms.insert("total".to_string(), start.elapsed().as_secs_f64() * 1000.0);
         Ok(SearchResponse {
             query: request.text.clone(),
             intent: Some(intent.as_str().to_string()),
             confidence: Some(classification.confidence),
-            fusion_strategy: strategy,
+            fusion_strategy: Some(plan.strategy.as_str().to_string()),
             modalities,
             timings_ms,
             results,
+            explain: request.explain.then_some(PlanReport {
+                rule: classification.rule,
+                mixed: classification.mixed,
+                preset: request.preset,
+                weights: plan.weights,
+                k: plan.k,
+            }),
         })
     }
 
@@ -243,15 +396,40 @@ impl Index {
             score,
             snippet: lines_of(self.content.fragment_text(frag), frag, lines).to_string(),
             ranks,
+            explain: None,
         })
     }
 
-    fn fused_results(&self, fused: &[FusedHit], limit: usize) -> Vec<SearchResult> {
+    fn fused_results(
+        &self,
+        fused: &[FusedHit],
+        weights: &ModalityWeights,
+        limit: usize,
+        explain: bool,
+    ) -> Vec<SearchResult> {
         fused
             .iter()
             .filter_map(|h| {
                 let ranks = h.contributions.iter().map(|c| (c.modality, c.rank.0)).collect();
-                self.result(h.chunk, h.file, h.lines, h.score, ranks)
+                let mut r = self.result(h.chunk, h.file, h.lines, h.score, ranks)?;
+                if explain {
+                    r.explain = Some(Explanation {
+                        contributions: h
+                            .contributions
+                            .iter()
+                            .map(|c| ContributionReport {
+                                modality: c.modality,
+                                rank: c.rank.0,
+                                weight: weights.get(c.modality),
+                                contribution: c.value,
+                            })
+                            .collect(),
+                        boost: h.boost,
+                        vendor_factor: h.vendor_factor,
+                        prior: h.prior,
+                    });
+                }
+                Some(r)
             })
             .take(limit)
             .collect()

