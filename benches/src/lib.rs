@@ -48,3 +48,28 @@ fn cap(w: &str) -> String {
     let mut c = w.chars();
     c.next().map(|f| f.to_ascii_uppercase().to_string() + c.as_str()).unwrap_or_default()
 }
+
+/// `n` packed binary codes of `words` 64-bit words, clustered like the
+/// codes of real embeddings: each is one of `n / 50` random centres with
+/// about 15% of its bits flipped. From a fixed seed.
+pub fn clustered_codes(n: usize, words: usize, seed: u64) -> Vec<u64> {
+    let mut state = seed | 1;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let centres: Vec<u64> = (0..(n / 50).max(1) * words).map(|_| next()).collect();
+    let mut out = Vec::with_capacity(n * words);
+    for _ in 0..n {
+        let c = (next() as usize) % (centres.len() / words);
+        for w in 0..words {
+            // Three draws ANDed: each bit is set with probability 1/8; a
+            // fourth halves it again to about 6%; two such masks flip ~12%.
+            let flip = (next() & next() & next() & next()) | (next() & next() & next() & next());
+            out.push(centres[c * words + w] ^ flip);
+        }
+    }
+    out
+}

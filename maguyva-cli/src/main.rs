@@ -361,6 +361,7 @@ fn evaluate(args: EvalArgs) -> Result<ExitCode> {
         checkouts: args.checkouts,
         repos: args.repos,
         reuse: args.reuse,
+        hnsw_recall: args.hnsw_threshold.is_some(),
         settings: {
             let mut s = IndexSettings::default();
             if let Some(e) = &args.embedder {

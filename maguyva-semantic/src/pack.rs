@@ -33,6 +33,48 @@ pub fn pack(v: &[f32], center: &[f32]) -> Vec<u64> {
     out
 }
 
+use crate::embed::linalg::random_signs;
+
+/// Seed of the projection rows, fixed so that an index and its queries agree.
+const PROJECTION_SEED: u64 = 0x51_6D_48_61_73_68_00_01;
+
+/// A random projection to `bits` sign bits (SimHash): bit `b` is the sign
+/// of the dot product of `v - center` with a fixed random ±1 row. With more
+/// bits than dimensions, Hamming distance tracks the angle more finely than
+/// one sign per dimension does.
+#[derive(Debug, Clone)]
+pub struct Projection {
+    dim: usize,
+    bits: usize,
+    rows: Vec<f32>,
+}
+
+impl Projection {
+    /// The projection of `dim`-dimensional vectors to `bits` bits.
+    pub fn new(dim: usize, bits: usize) -> Projection {
+        Projection { dim, bits, rows: random_signs(dim * bits, PROJECTION_SEED) }
+    }
+
+    /// Number of output bits.
+    pub fn bits(&self) -> usize {
+        self.bits
+    }
+
+    /// The packed code of `v`.
+    pub fn pack(&self, v: &[f32], center: &[f32]) -> Vec<u64> {
+        let centred: Vec<f32> =
+            v.iter().enumerate().map(|(i, &x)| x - center.get(i).copied().unwrap_or(0.0)).collect();
+        let mut out = vec![0u64; words_for(self.bits)];
+        for (b, row) in self.rows.chunks_exact(self.dim.max(1)).enumerate() {
+            let dot: f32 = row.iter().zip(&centred).map(|(r, x)| r * x).sum();
+            if dot > 0.0 {
+                out[b / 64] |= 1 << (b % 64);
+            }
+        }
+        out
+    }
+}
+
 /// A vector stored as bytes for rescoring: each dimension scaled by the
 /// vector's largest magnitude into -127..=127.
 pub fn to_int8(v: &[f32]) -> (f32, Vec<i8>) {
@@ -68,6 +110,23 @@ mod tests {
         assert_eq!(pack(&v, &[2.0; 4]), vec![0b1000]);
         assert_eq!(pack(&vec![1.0; 70], &[]), vec![u64::MAX, 0b111111]);
         assert_eq!(mean(&[1.0, 2.0, 3.0, 4.0], 2), vec![2.0, 3.0]);
+    }
+
+    #[test]
+    fn projected_codes_track_the_angle() {
+        let p = Projection::new(8, 512);
+        assert_eq!(p.bits(), 512);
+        let a = [1.0, 0.2, -0.3, 0.5, 0.0, 0.1, -0.9, 0.4];
+        let near = [0.9, 0.25, -0.2, 0.5, 0.1, 0.1, -0.8, 0.3];
+        let far = [-0.2, 0.9, 0.6, -0.5, 0.3, -0.7, 0.2, 0.1];
+        let center = [0.0; 8];
+        let code = |v: &[f32]| p.pack(v, &center);
+        assert_eq!(code(&a), Projection::new(8, 512).pack(&a, &center), "deterministic");
+        let d = |x: &[f32], y: &[f32]| crate::scan::hamming(&code(x), &code(y));
+        assert!(d(&a, &near) * 3 < d(&a, &far), "{} {}", d(&a, &near), d(&a, &far));
+        // Opposite vectors differ in (almost) every bit.
+        let neg: Vec<f32> = a.iter().map(|x| -x).collect();
+        assert!(d(&a, &neg) > 500);
     }
 
     #[test]

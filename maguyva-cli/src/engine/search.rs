@@ -200,6 +200,19 @@ impl FusionContext for IndexContext<'_> {
 }
 
 impl Index {
+    /// The recall@`k` of the HNSW graph against the exact Hamming scan for
+    /// one query (codes at the `k`-th exact distance count as found, since
+    /// ties make the exact set ambiguous); None without a graph.
+    pub fn hnsw_recall(&self, text: &str, k: usize) -> Result<Option<f64>> {
+        let q = self.semantic.embedder().embed(&[text], maguyva_semantic::Role::Query)?;
+        let Some((exact, approx)) = self.semantic.index().compare_hnsw(&q, k) else {
+            return Ok(None);
+        };
+        let Some(&(_, cutoff)) = exact.last() else { return Ok(None) };
+        let found = approx.iter().filter(|&&(_, d)| d <= cutoff).count().min(exact.len());
+        Ok(Some(found as f64 / exact.len() as f64))
+    }
+
     /// The files that define a symbol the query names, written as it is
     /// (letter case aside); re-exports do not count.
     fn files_defining_named_symbols(&self, text: &str) -> HashSet<FileId> {

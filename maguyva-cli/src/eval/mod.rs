@@ -42,6 +42,9 @@ pub struct EvalOptions {
     pub settings: IndexSettings,
     /// Query-time ranking parameters.
     pub ranking: RankingConfig,
+    /// Measure the HNSW graph's recall@10 against the exact scan, for
+    /// indexes that have one.
+    pub hnsw_recall: bool,
     /// The configurations run over every index; the first is the one
     /// reported in full, the others make the ablation table.
     pub variants: Vec<Variant>,
@@ -195,6 +198,9 @@ pub struct RepoReport {
     pub latency_p50_ms: f64,
     /// 95th-percentile query latency in milliseconds.
     pub latency_p95_ms: f64,
+    /// Mean HNSW recall@10 against the exact scan over its queries (when
+    /// measured and the index has a graph).
+    pub hnsw_recall_at_10: Option<f64>,
 }
 
 /// The whole evaluation.
@@ -216,6 +222,8 @@ pub struct EvalReport {
     pub latency_p95_ms: f64,
     /// Fraction of queries that returned no result.
     pub zero_result_rate: f64,
+    /// Mean over repositories of the HNSW recall@10 (when measured).
+    pub hnsw_recall_at_10: Option<f64>,
     /// Repositories left out because their checkout is missing.
     pub missing_checkouts: Vec<String>,
     /// Every query.
@@ -262,8 +270,14 @@ pub fn run(opts: &EvalOptions, status: &mut dyn FnMut(&str)) -> Result<EvalRepor
                 ranking.centrality = CentralityScale::Off;
             }
             let (report, mut recs) = run_queries(&index, repo, prefix, variant, ranking)?;
-            let report =
-                RepoReport { index_ms, index_stages_ms: index_stages_ms.clone(), ..report };
+            let hnsw_recall_at_10 =
+                if vi == 0 && opts.hnsw_recall { hnsw_recall(&index, repo)? } else { None };
+            let report = RepoReport {
+                index_ms,
+                index_stages_ms: index_stages_ms.clone(),
+                hnsw_recall_at_10,
+                ..report
+            };
             if vi == 0 {
                 status(&format!(
                     "{:<14} ndcg {:.3}  mrr {:.3}  recall {:.3}  {} files  index {}",
@@ -309,6 +323,17 @@ pub fn run(opts: &EvalOptions, status: &mut dyn FnMut(&str)) -> Result<EvalRepor
     let mut main = reports.remove(0);
     main.ablation = ablation;
     Ok(main)
+}
+
+/// The mean HNSW recall@10 over a repository's queries.
+fn hnsw_recall(index: &crate::engine::Index, repo: &BenchRepo) -> Result<Option<f64>> {
+    let mut recalls = Vec::new();
+    for task in &repo.tasks {
+        if let Some(r) = index.hnsw_recall(&task.query, CUTOFF)? {
+            recalls.push(r);
+        }
+    }
+    Ok((!recalls.is_empty()).then(|| recalls.iter().sum::<f64>() / recalls.len() as f64))
 }
 
 /// Runs one repository's queries with one variant.
@@ -365,6 +390,7 @@ fn run_queries(
         by_category: by_cat.iter().map(|(c, s)| (c.clone(), Metrics::of_queries(s))).collect(),
         latency_p50_ms: quantile(&latencies, 0.5),
         latency_p95_ms: quantile(&latencies, 0.95),
+        hnsw_recall_at_10: None,
     };
     Ok((report, records))
 }
@@ -386,6 +412,7 @@ fn summarize(
     let index_times: Vec<f64> = repos.iter().filter_map(|r| r.index_ms).collect();
     let latencies: Vec<f64> = queries.iter().map(|q| q.latency_ms).collect();
     let zero = queries.iter().filter(|q| q.results.is_empty()).count();
+    let recalls: Vec<f64> = repos.iter().filter_map(|r| r.hnsw_recall_at_10).collect();
     EvalReport {
         overall,
         by_category: cats.into_iter().map(|(c, v)| (c, Metrics::of_repos(&v))).collect(),
@@ -394,6 +421,8 @@ fn summarize(
         latency_p50_ms: quantile(&latencies, 0.5),
         latency_p95_ms: quantile(&latencies, 0.95),
         zero_result_rate: zero as f64 / queries.len().max(1) as f64,
+        hnsw_recall_at_10: (!recalls.is_empty())
+            .then(|| recalls.iter().sum::<f64>() / recalls.len() as f64),
         repos,
         missing_checkouts: missing,
         queries,
@@ -462,6 +491,18 @@ pub fn render(report: &EvalReport) -> String {
         }
     }
     let _ = writeln!(out, "queries with no result: {:.1}%", report.zero_result_rate * 100.0);
+    if let Some(r) = report.hnsw_recall_at_10 {
+        let min = report
+            .repos
+            .iter()
+            .filter_map(|r| r.hnsw_recall_at_10.map(|x| (x, r.name.as_str())))
+            .min_by(|a, b| a.0.total_cmp(&b.0));
+        let _ = write!(out, "HNSW recall@10 against the exact scan: mean {r:.3}");
+        if let Some((m, name)) = min {
+            let _ = write!(out, ", lowest {m:.3} ({name})");
+        }
+        let _ = writeln!(out);
+    }
     if !report.ablation.is_empty() {
         let cats: Vec<&String> = report.by_category.keys().collect();
         let _ = write!(out, "ablation (ndcg@10)\n  {:<22} {:>6}", "", "all");

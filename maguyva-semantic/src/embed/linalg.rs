@@ -92,57 +92,23 @@ pub fn orthonormalize(y: &mut [f32], cols: usize) {
 }
 
 /// Eigenvalues (descending) and eigenvectors (columns of a row-major
-/// matrix) of a symmetric `n × n` matrix, by cyclic Jacobi rotations.
+/// matrix) of a symmetric `n × n` matrix: Householder reduction to
+/// tridiagonal form, then the implicit QL method (the EISPACK `tred2` and
+/// `tql2` procedures). O(n³) with a small constant: at the randomized SVD's
+/// size (138) it takes about a millisecond, where cyclic Jacobi rotations
+/// took a third of a small repository's index time.
 pub fn symmetric_eigen(a: &[f64], n: usize) -> (Vec<f64>, Vec<f64>) {
-    let mut m = a.to_vec();
-    let mut v = vec![0f64; n * n];
-    for i in 0..n {
-        v[i * n + i] = 1.0;
+    if n == 0 {
+        return (Vec::new(), Vec::new());
     }
-    for _sweep in 0..60 {
-        let off: f64 = (0..n)
-            .flat_map(|i| (0..n).filter(move |&j| j != i).map(move |j| (i, j)))
-            .map(|(i, j)| m[i * n + j].powi(2))
-            .sum();
-        let scale: f64 = (0..n).map(|i| m[i * n + i].powi(2)).sum::<f64>().max(1e-300);
-        if off <= 1e-22 * scale {
-            break;
-        }
-        for p in 0..n {
-            for q in p + 1..n {
-                let apq = m[p * n + q];
-                if apq.abs() < 1e-300 {
-                    continue;
-                }
-                let theta = (m[q * n + q] - m[p * n + p]) / (2.0 * apq);
-                let t = theta.signum() / (theta.abs() + (theta * theta + 1.0).sqrt());
-                let t = if theta == 0.0 { 1.0 } else { t };
-                let c = 1.0 / (t * t + 1.0).sqrt();
-                let s = t * c;
-                for k in 0..n {
-                    let mkp = m[k * n + p];
-                    let mkq = m[k * n + q];
-                    m[k * n + p] = c * mkp - s * mkq;
-                    m[k * n + q] = s * mkp + c * mkq;
-                }
-                for k in 0..n {
-                    let mpk = m[p * n + k];
-                    let mqk = m[q * n + k];
-                    m[p * n + k] = c * mpk - s * mqk;
-                    m[q * n + k] = s * mpk + c * mqk;
-                }
-                for k in 0..n {
-                    let vkp = v[k * n + p];
-                    let vkq = v[k * n + q];
-                    v[k * n + p] = c * vkp - s * vkq;
-                    v[k * n + q] = s * vkp + c * vkq;
-                }
-            }
-        }
-    }
+    let mut v: Vec<f64> = a[..n * n].to_vec();
+    let mut d = vec![0f64; n];
+    let mut e = vec![0f64; n];
+    tridiagonalize(&mut v, &mut d, &mut e, n);
+    tridiagonal_ql(&mut v, &mut d, &mut e, n);
     let mut order: Vec<usize> = (0..n).collect();
-    order.sort_by(|&a, &b| m[b * n + b].total_cmp(&m[a * n + a]));
-    let values = order.iter().map(|&i| m[i * n + i]).collect();
+    order.sort_by(|&x, &y| d[y].total_cmp(&d[x]));
+    let values = order.iter().map(|&i| d[i]).collect();
     let mut vectors = vec![0f64; n * n];
     for (new, &old) in order.iter().enumerate() {
         for k in 0..n {
@@ -150,6 +116,167 @@ pub fn symmetric_eigen(a: &[f64], n: usize) -> (Vec<f64>, Vec<f64>) {
         }
     }
     (values, vectors)
+}
+
+/// Householder reduction of the symmetric matrix in `v` to tridiagonal
+/// form: `d` gets the diagonal, `e` the subdiagonal (in `e[1..]`), and `v`
+/// the accumulated orthogonal transformation.
+fn tridiagonalize(v: &mut [f64], d: &mut [f64], e: &mut [f64], n: usize) {
+    let at = |i: usize, j: usize| i * n + j;
+    for j in 0..n {
+        d[j] = v[at(n - 1, j)];
+    }
+    for i in (1..n).rev() {
+        let scale: f64 = d[..i].iter().map(|x| x.abs()).sum();
+        let mut h = 0.0;
+        if scale == 0.0 {
+            e[i] = d[i - 1];
+            for j in 0..i {
+                d[j] = v[at(i - 1, j)];
+                v[at(i, j)] = 0.0;
+                v[at(j, i)] = 0.0;
+            }
+        } else {
+            for x in d[..i].iter_mut() {
+                *x /= scale;
+                h += *x * *x;
+            }
+            let f = d[i - 1];
+            let g = if f > 0.0 { -h.sqrt() } else { h.sqrt() };
+            e[i] = scale * g;
+            h -= f * g;
+            d[i - 1] = f - g;
+            e[..i].iter_mut().for_each(|x| *x = 0.0);
+            for j in 0..i {
+                let f = d[j];
+                v[at(j, i)] = f;
+                let mut g = e[j] + v[at(j, j)] * f;
+                for k in j + 1..i {
+                    g += v[at(k, j)] * d[k];
+                    e[k] += v[at(k, j)] * f;
+                }
+                e[j] = g;
+            }
+            let mut f = 0.0;
+            for j in 0..i {
+                e[j] /= h;
+                f += e[j] * d[j];
+            }
+            let hh = f / (h + h);
+            for j in 0..i {
+                e[j] -= hh * d[j];
+            }
+            for j in 0..i {
+                let (f, g) = (d[j], e[j]);
+                for k in j..i {
+                    v[at(k, j)] -= f * e[k] + g * d[k];
+                }
+                d[j] = v[at(i - 1, j)];
+                v[at(i, j)] = 0.0;
+            }
+        }
+        d[i] = h;
+    }
+    for i in 0..n - 1 {
+        v[at(n - 1, i)] = v[at(i, i)];
+        v[at(i, i)] = 1.0;
+        let h = d[i + 1];
+        if h != 0.0 {
+            for k in 0..=i {
+                d[k] = v[at(k, i + 1)] / h;
+            }
+            for j in 0..=i {
+                let g: f64 = (0..=i).map(|k| v[at(k, i + 1)] * v[at(k, j)]).sum();
+                for k in 0..=i {
+                    v[at(k, j)] -= g * d[k];
+                }
+            }
+        }
+        for k in 0..=i {
+            v[at(k, i + 1)] = 0.0;
+        }
+    }
+    for j in 0..n {
+        d[j] = v[at(n - 1, j)];
+        v[at(n - 1, j)] = 0.0;
+    }
+    v[at(n - 1, n - 1)] = 1.0;
+    e[0] = 0.0;
+}
+
+/// Eigenvalues (into `d`) and eigenvectors (into `v`) of the tridiagonal
+/// matrix left by [`tridiagonalize`], by the implicit QL method.
+fn tridiagonal_ql(v: &mut [f64], d: &mut [f64], e: &mut [f64], n: usize) {
+    /// Non-finite input must not spin forever.
+    const MAX_ITERATIONS: usize = 64;
+    let at = |i: usize, j: usize| i * n + j;
+    for i in 1..n {
+        e[i - 1] = e[i];
+    }
+    e[n - 1] = 0.0;
+    let mut f = 0.0;
+    let mut tst1: f64 = 0.0;
+    let eps = f64::EPSILON;
+    for l in 0..n {
+        tst1 = tst1.max(d[l].abs() + e[l].abs());
+        let mut m = l;
+        while m < n - 1 && e[m].abs() > eps * tst1 {
+            m += 1;
+        }
+        if m > l {
+            for _ in 0..MAX_ITERATIONS {
+                let g = d[l];
+                let mut p = (d[l + 1] - g) / (2.0 * e[l]);
+                let mut r = p.hypot(1.0);
+                if p < 0.0 {
+                    r = -r;
+                }
+                d[l] = e[l] / (p + r);
+                d[l + 1] = e[l] * (p + r);
+                let dl1 = d[l + 1];
+                let h = g - d[l];
+                for x in d[l + 2..n].iter_mut() {
+                    *x -= h;
+                }
+                f += h;
+                p = d[m];
+                let (mut c, mut c2, mut c3) = (1.0, 1.0, 1.0);
+                let el1 = e[l + 1];
+                let (mut s, mut s2) = (0.0, 0.0);
+                for i in (l..m).rev() {
+                    c3 = c2;
+                    c2 = c;
+                    s2 = s;
+                    let g = c * e[i];
+                    let h = c * p;
+                    r = p.hypot(e[i]);
+                    e[i + 1] = s * r;
+                    s = e[i] / r;
+                    c = p / r;
+                    p = c * d[i] - s * g;
+                    d[i + 1] = h + s * (c * g + s * d[i]);
+                    for k in 0..n {
+                        let h = v[at(k, i + 1)];
+                        v[at(k, i + 1)] = s * v[at(k, i)] + c * h;
+                        v[at(k, i)] = c * v[at(k, i)] - s * h;
+                    }
+                }
+                p = -s * s2 * c3 * el1 * e[l] / dl1;
+                e[l] = s * p;
+                d[l] = c * p;
+                // Written so that NaN also stops: it compares false.
+                let converged = !matches!(
+                    e[l].abs().partial_cmp(&(eps * tst1)),
+                    Some(std::cmp::Ordering::Greater)
+                );
+                if converged {
+                    break;
+                }
+            }
+        }
+        d[l] += f;
+        e[l] = 0.0;
+    }
 }
 
 /// Deterministic random signs (±1): a test matrix for the randomized SVD
@@ -184,6 +311,32 @@ mod tests {
                 assert!((g[i * cols + j] - expect).abs() < 1e-4, "{i},{j}: {}", g[i * cols + j]);
             }
         }
+    }
+
+    #[test]
+    fn eigen_decomposes_a_random_symmetric_matrix() {
+        let n = 40;
+        let r = random_signs(n * n, 11);
+        // A = Rᵀ R / n is symmetric and positive semi-definite.
+        let mut a = vec![0f64; n * n];
+        for i in 0..n {
+            for j in 0..n {
+                a[i * n + j] =
+                    (0..n).map(|k| f64::from(r[k * n + i] * r[k * n + j])).sum::<f64>() / n as f64;
+            }
+        }
+        let (vals, vecs) = symmetric_eigen(&a, n);
+        assert!(vals.windows(2).all(|w| w[0] >= w[1]), "descending");
+        for (c, &lambda) in vals.iter().enumerate() {
+            for i in 0..n {
+                let av: f64 = (0..n).map(|k| a[i * n + k] * vecs[k * n + c]).sum();
+                assert!((av - lambda * vecs[i * n + c]).abs() < 1e-9, "A v = λ v");
+            }
+            let norm: f64 = (0..n).map(|k| vecs[k * n + c].powi(2)).sum();
+            assert!((norm - 1.0).abs() < 1e-9);
+        }
+        assert_eq!(symmetric_eigen(&[], 0).0.len(), 0);
+        assert_eq!(symmetric_eigen(&[5.0], 1), (vec![5.0], vec![1.0]));
     }
 
     #[test]

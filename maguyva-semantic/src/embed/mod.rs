@@ -3,7 +3,7 @@
 //! differently.
 
 mod corpus;
-mod linalg;
+pub(crate) mod linalg;
 mod static_model;
 mod voyage;
 

@@ -1,0 +1,78 @@
+//! What a query pays for Maguyva's routing: classifying the question and
+//! fusing three modalities' lists (80 fragments each over a few hundred
+//! files, what a 10-result search fetches) with the centrality boost and the
+//! vendor check. Issue budget: under 0.1 ms together.
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use maguyva_core::{ChunkId, FileId, Hit, LineSpan, Modality};
+use maguyva_fusion::{FusionContext, FusionParams, Intent, IntentClassifier, fuse};
+use std::hint::black_box;
+
+struct Context {
+    centrality: Vec<f32>,
+}
+
+impl FusionContext for Context {
+    fn centrality(&self, file: FileId, _chunk: ChunkId) -> f32 {
+        self.centrality.get(file.index()).copied().unwrap_or(0.0)
+    }
+
+    fn is_vendor(&self, file: FileId) -> bool {
+        file.0.is_multiple_of(97)
+    }
+}
+
+fn list(seed: u64, files: u32) -> Vec<Hit> {
+    let mut s = seed | 1;
+    (0..80)
+        .map(|i| {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            let file = (s % u64::from(files)) as u32;
+            Hit {
+                chunk: ChunkId(file * 10 + i % 10),
+                file: FileId(file),
+                lines: LineSpan::new(1, 40),
+                score: 1.0 / (1.0 + i as f32),
+            }
+        })
+        .collect()
+}
+
+fn bench(c: &mut Criterion) {
+    let classifier = IntentClassifier::new();
+    let queries = [
+        "how does the retry policy decide when to give up",
+        "where is parseConfig defined",
+        "who calls apply_discount",
+        "ECONNREFUSED",
+        "rejection types and rejection responses for failed extractions",
+    ];
+    let lists = vec![
+        (Modality::Semantic, list(1, 300)),
+        (Modality::Text, list(2, 300)),
+        (Modality::Structural, list(3, 300)),
+    ];
+    let context = Context { centrality: (0..300).map(|i| 1.0 / (1.0 + i as f32)).collect() };
+    let params = FusionParams::default();
+    let mut group = c.benchmark_group("routing");
+    group.bench_function("classify", |b| {
+        b.iter(|| {
+            for q in queries {
+                black_box(classifier.classify(black_box(q)));
+            }
+        })
+    });
+    group.bench_function("classify_and_fuse", |b| {
+        b.iter(|| {
+            let c = classifier.classify(black_box(queries[0]));
+            let weights = Intent::UnderstandCode.profile();
+            black_box((c, fuse(black_box(&lists), &weights, &params, &context)))
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
