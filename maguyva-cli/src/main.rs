@@ -50,16 +50,21 @@ struct IndexOpts {
     /// Skip files larger than this (bytes, or with K, M or G).
     #[arg(long, value_name = "SIZE", default_value = "1M", value_parser = parse_size)]
     max_file_size: u64,
-    /// The semantic embedder: builtin, corpus, voyage (needs VOYAGE_API_KEY), or a
-    /// model2vec model folder [default: voyage when VOYAGE_API_KEY is set, else builtin].
+    /// The semantic embedder: builtin, voyage or voyage:DIMENSIONS (needs
+    /// VOYAGE_API_KEY; 256, 512, 1024 or 2048 bits), or a model2vec model folder
+    /// [default: voyage when VOYAGE_API_KEY is set, else builtin].
     #[arg(long, value_name = "EMBEDDER", value_parser = EmbedderChoice::parse)]
     embedder: Option<EmbedderChoice>,
+    /// A model2vec-format model folder (model.safetensors, tokenizer.json,
+    /// config.json) as the embedder; the same as --embedder DIR.
+    #[arg(long, value_name = "DIR", conflicts_with = "embedder", value_parser = EmbedderChoice::parse)]
+    model: Option<EmbedderChoice>,
 }
 
 impl IndexOpts {
     fn settings(&self) -> IndexSettings {
         let mut s = IndexSettings { max_file_size: self.max_file_size, ..IndexSettings::default() };
-        if let Some(e) = &self.embedder {
+        if let Some(e) = self.embedder.as_ref().or(self.model.as_ref()) {
             s.embedder = e.clone();
         }
         s

@@ -91,6 +91,17 @@ impl EmbedderChoice {
             "builtin" => Ok(EmbedderChoice::builtin()),
             "corpus" => Ok(EmbedderChoice::Corpus { dimensions: DEFAULT_CORPUS_DIMENSIONS }),
             "voyage" => Ok(EmbedderChoice::Voyage { dimensions: 1024 }),
+            _ if s.starts_with("voyage:") => {
+                let n = &s["voyage:".len()..];
+                match n.parse::<usize>() {
+                    Ok(d) if maguyva_semantic::VOYAGE_DIMENSIONS.contains(&d) => {
+                        Ok(EmbedderChoice::Voyage { dimensions: d })
+                    }
+                    _ => Err(format!(
+                        "{n:?} is not a Voyage output dimension; use 256, 512, 1024 or 2048"
+                    )),
+                }
+            }
             path => {
                 let p = Path::new(path);
                 if p.join("model.safetensors").is_file() {
@@ -102,5 +113,21 @@ impl EmbedderChoice {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn choices_parse() {
+        assert_eq!(EmbedderChoice::parse("builtin"), Ok(EmbedderChoice::builtin()));
+        assert_eq!(
+            EmbedderChoice::parse("voyage:512"),
+            Ok(EmbedderChoice::Voyage { dimensions: 512 })
+        );
+        assert!(EmbedderChoice::parse("voyage:300").unwrap_err().contains("256, 512"));
+        assert!(EmbedderChoice::parse("/no/such/model").unwrap_err().contains("model.safetensors"));
     }
 }
