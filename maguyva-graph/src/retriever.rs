@@ -6,7 +6,7 @@ use crate::graph::{CallGraph, Site, normalize};
 use maguyva_core::{Analyzer, FileId, FragmentTable, Hit, LineSpan, Modality, Query, Retriever};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// Phrases that ask for the blast radius rather than direct callers.
 const IMPACT_PHRASES: &[&str] =
@@ -94,26 +94,39 @@ pub enum GraphTargets {
 pub struct GraphRetriever {
     graph: Arc<CallGraph>,
     fragments: Arc<FragmentTable>,
-    words: Arc<HashMap<String, Vec<u32>>>,
+    /// Definition-name words, built on the first query that needs them
+    /// (most searches never do, and opening an index must stay cheap).
+    words: Arc<OnceLock<HashMap<String, Vec<u32>>>>,
     params: GraphParams,
 }
 
 impl GraphRetriever {
     /// A retriever over a graph and the fragments its lines fall in.
     pub fn new(graph: Arc<CallGraph>, fragments: Arc<FragmentTable>) -> GraphRetriever {
-        let analyzer = Analyzer::default();
-        let mut words: HashMap<String, Vec<u32>> = HashMap::new();
-        for d in 0..graph.definition_count() as u32 {
-            if let Some(def) = graph.definition(d) {
-                analyzer.for_each_term(&def.name, |t| {
-                    let v = words.entry(t.to_string()).or_default();
-                    if v.last() != Some(&d) {
-                        v.push(d);
-                    }
-                });
-            }
+        GraphRetriever {
+            graph,
+            fragments,
+            words: Arc::new(OnceLock::new()),
+            params: GraphParams::default(),
         }
-        GraphRetriever { graph, fragments, words: Arc::new(words), params: GraphParams::default() }
+    }
+
+    fn name_words(&self) -> &HashMap<String, Vec<u32>> {
+        self.words.get_or_init(|| {
+            let analyzer = Analyzer::default();
+            let mut words: HashMap<String, Vec<u32>> = HashMap::new();
+            for d in 0..self.graph.definition_count() as u32 {
+                if let Some(def) = self.graph.definition(d) {
+                    analyzer.for_each_term(&def.name, |t| {
+                        let v = words.entry(t.to_string()).or_default();
+                        if v.last() != Some(&d) {
+                            v.push(d);
+                        }
+                    });
+                }
+            }
+            words
+        })
     }
 
     /// Uses other settings.
@@ -298,7 +311,7 @@ impl Retriever for GraphRetriever {
                 let mut matched: HashMap<u32, u32> = HashMap::new();
                 for w in &words {
                     analyzer.for_each_term(w, |t| {
-                        if let Some(defs) = self.words.get(t)
+                        if let Some(defs) = self.name_words().get(t)
                             && defs.len() <= 5_000
                         {
                             for &d in defs {
