@@ -32,29 +32,33 @@ impl Default for Analyzer {
 impl Analyzer {
     /// Calls `f` with every term of `text`, in order.
     pub fn for_each_term(&self, text: &str, mut f: impl FnMut(&str)) {
-        if self.stem {
-            STEMS.with(|cache| {
-                let mut cache = cache.borrow_mut();
-                let stemmer = Stemmer::create(Algorithm::English);
-                for_each_token(text, |t| {
-                    // Digits and very short tokens stem to themselves.
-                    if t.len() <= 3 || t.bytes().all(|b| b.is_ascii_digit()) {
-                        return f(t);
-                    }
-                    if let Some(stem) = cache.get(t) {
-                        return f(stem);
-                    }
-                    let stem = stemmer.stem(t).into_owned();
-                    f(&stem);
-                    if cache.len() >= STEM_CACHE_LIMIT {
-                        cache.clear();
-                    }
-                    cache.insert(t.to_string(), stem);
-                });
-            });
-        } else {
-            for_each_token(text, f);
+        if !self.stem {
+            return for_each_token(text, f);
         }
+        let stemmer = Stemmer::create(Algorithm::English);
+        let stem_one =
+            |t: &str, cache: Option<&mut HashMap<String, String>>, f: &mut dyn FnMut(&str)| {
+                // Digits and very short tokens stem to themselves.
+                if t.len() <= 3 || t.bytes().all(|b| b.is_ascii_digit()) {
+                    return f(t);
+                }
+                let Some(cache) = cache else { return f(&stemmer.stem(t)) };
+                if let Some(stem) = cache.get(t) {
+                    return f(stem);
+                }
+                let stem = stemmer.stem(t).into_owned();
+                f(&stem);
+                if cache.len() >= STEM_CACHE_LIMIT {
+                    cache.clear();
+                }
+                cache.insert(t.to_string(), stem);
+            };
+        STEMS.with(|cache| match cache.try_borrow_mut() {
+            Ok(mut cache) => for_each_token(text, |t| stem_one(t, Some(&mut cache), &mut f)),
+            // A callback that analyzes text itself finds the cache in use:
+            // it stems without it rather than fail.
+            Err(_) => for_each_token(text, |t| stem_one(t, None, &mut f)),
+        });
     }
 
     /// The distinct terms of `text` with their counts, in first-seen order.
@@ -76,6 +80,21 @@ impl Analyzer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn nested_analysis_does_not_fail() {
+        let a = Analyzer::default();
+        let mut inner = Vec::new();
+        a.for_each_term("parsing handlers", |outer| {
+            a.for_each_term(outer, |t| inner.push(t.to_string()));
+        });
+        // The same terms as analyzing each outer term on its own.
+        let mut expected = Vec::new();
+        a.for_each_term("parsing handlers", |outer| expected.push(outer.to_string()));
+        let expected: Vec<String> =
+            expected.iter().flat_map(|t| a.query_terms(t).into_iter().map(|(s, _)| s)).collect();
+        assert_eq!(inner, expected);
+    }
 
     #[test]
     fn stemming_conflates_word_forms() {

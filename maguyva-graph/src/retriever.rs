@@ -308,10 +308,11 @@ impl Retriever for GraphRetriever {
             GraphTargets::Words(words) => {
                 // The most central definitions named with the query's words.
                 let analyzer = Analyzer::default();
+                let name_words = self.name_words();
                 let mut matched: HashMap<u32, u32> = HashMap::new();
                 for w in &words {
                     analyzer.for_each_term(w, |t| {
-                        if let Some(defs) = self.name_words().get(t)
+                        if let Some(defs) = name_words.get(t)
                             && defs.len() <= 5_000
                         {
                             for &d in defs {
