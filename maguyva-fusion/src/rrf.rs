@@ -328,6 +328,23 @@ mod tests {
         }
 
         #[test]
+        fn a_prior_scales_only_its_own_file(lists in lists_strategy(), w in weights_strategy(), ctx in ctx_strategy(), file in 0u32..12, prior in 0.5f32..1.5) {
+            struct WithPrior<'a> { inner: &'a Ctx, file: u32, prior: f32 }
+            impl FusionContext for WithPrior<'_> {
+                fn centrality(&self, f: FileId, c: ChunkId) -> f32 { self.inner.centrality(f, c) }
+                fn is_vendor(&self, f: FileId) -> bool { self.inner.is_vendor(f) }
+                fn prior(&self, f: FileId) -> f32 { if f.0 == self.file { self.prior } else { 1.0 } }
+            }
+            let p = FusionParams::default();
+            let plain = fuse(&lists, &w, &p, &ctx);
+            let lifted = fuse(&lists, &w, &p, &WithPrior { inner: &ctx, file, prior });
+            for h in &plain {
+                let expect = if h.file.0 == file { h.score * prior } else { h.score };
+                prop_assert!((score_of(&lifted, h.file.0) - expect).abs() <= 1e-6 * expect.max(1.0));
+            }
+        }
+
+        #[test]
         fn output_has_at_most_one_hit_per_file(lists in lists_strategy(), w in weights_strategy(), ctx in ctx_strategy()) {
             let out = fuse(&lists, &w, &FusionParams::default(), &ctx);
             let mut files: Vec<u32> = out.iter().map(|h| h.file.0).collect();
