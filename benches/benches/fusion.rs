@@ -4,6 +4,7 @@
 //! vendor check. Issue budget: under 0.1 ms together.
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use maguyva_benches::XorShift;
 use maguyva_core::{ChunkId, FileId, Hit, LineSpan, Modality};
 use maguyva_fusion::{FusionContext, FusionParams, Intent, IntentClassifier, fuse};
 use std::hint::black_box;
@@ -23,13 +24,10 @@ impl FusionContext for Context {
 }
 
 fn list(seed: u64, files: u32) -> Vec<Hit> {
-    let mut s = seed | 1;
+    let mut rng = XorShift::new(seed);
     (0..80)
         .map(|i| {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            let file = (s % u64::from(files)) as u32;
+            let file = (rng.next_u64() % u64::from(files)) as u32;
             Hit {
                 chunk: ChunkId(file * 10 + i % 10),
                 file: FileId(file),
@@ -51,8 +49,8 @@ fn bench(c: &mut Criterion) {
     ];
     let lists = vec![
         (Modality::Semantic, list(1, 300)),
-        (Modality::Text, list(2, 300)),
-        (Modality::Structural, list(3, 300)),
+        (Modality::Text, list(3, 300)),
+        (Modality::Structural, list(5, 300)),
     ];
     let context = Context { centrality: (0..300).map(|i| 1.0 / (1.0 + i as f32)).collect() };
     let params = FusionParams::default();

@@ -2,18 +2,14 @@
 //! edges, "well under a second".
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use maguyva_benches::XorShift;
 use maguyva_graph::page_rank;
 
 /// A random graph whose in-degrees are skewed like a code base's (a few
 /// hubs, many leaves), from a fixed seed.
 fn edges(nodes: u32, edges: usize) -> Vec<(u32, u32)> {
-    let mut state: u64 = 0x2545_F491_4F6C_DD1D;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
+    let mut rng = XorShift::new(0x2545_F491_4F6C_DD1D);
+    let mut next = move || rng.next_u64();
     (0..edges)
         .map(|_| {
             let from = (next() % u64::from(nodes)) as u32;

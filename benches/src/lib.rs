@@ -3,6 +3,27 @@
 //! without any download.
 #![deny(missing_docs)]
 
+/// A fixed-seed xorshift generator: the benchmarks' inputs must be the
+/// same on every run and machine, and need no statistical quality.
+#[derive(Debug, Clone)]
+pub struct XorShift(u64);
+
+impl XorShift {
+    /// A generator from a seed; the lowest bit is set, as xorshift must not
+    /// start at 0 (so seeds 2k and 2k + 1 give the same numbers).
+    pub fn new(seed: u64) -> XorShift {
+        XorShift(seed | 1)
+    }
+
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+}
+
 /// `files` source files of about `lines` lines each, generated from a fixed
 /// seed: identifiers, comments and string literals with a realistic spread of
 /// rare and common words.
@@ -14,13 +35,8 @@ pub fn synthetic_corpus(files: usize, lines: usize) -> Vec<(String, String)> {
         "decode", "retry", "timeout", "socket", "connect", "resolve", "format", "channel",
         "worker", "queue", "lock", "commit", "flush",
     ];
-    let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
+    let mut rng = XorShift::new(0x9E37_79B9_7F4A_7C15);
+    let mut next = move || rng.next_u64();
     (0..files)
         .map(|f| {
             let mut text = String::new();
@@ -53,13 +69,8 @@ fn cap(w: &str) -> String {
 /// codes of real embeddings: each is one of `n / 50` random centres with
 /// about 15% of its bits flipped. From a fixed seed.
 pub fn clustered_codes(n: usize, words: usize, seed: u64) -> Vec<u64> {
-    let mut state = seed | 1;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
+    let mut rng = XorShift::new(seed);
+    let mut next = move || rng.next_u64();
     let centres: Vec<u64> = (0..(n / 50).max(1) * words).map(|_| next()).collect();
     let mut out = Vec::with_capacity(n * words);
     for _ in 0..n {

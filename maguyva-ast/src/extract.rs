@@ -2,9 +2,9 @@
 
 use crate::error::{Error, Result};
 use crate::grammar::grammar;
-use crate::occurrence::{Import, ImportKind, Occurrence, import_path, occurrences};
+use crate::occurrence::{Import, Occurrence, import_path, occurrences};
 use crate::symbol::{Symbol, SymbolKind};
-use maguyva_core::{FileId, Language, LineSpan};
+use maguyva_core::{FileId, ImportKind, Language, LineSpan};
 use std::cell::RefCell;
 use std::ops::ControlFlow;
 use std::sync::OnceLock;

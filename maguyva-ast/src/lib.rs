@@ -23,7 +23,7 @@ pub use crate::{
         FileOutline, OutlineItem, PARSE_BUDGET, check_queries, outline, query_source, separator,
     },
     grammar::grammar,
-    occurrence::{Import, ImportKind, Occurrence, import_path},
+    occurrence::{Import, Occurrence, import_path},
     search::{DefinitionQuery, StructuralParams, StructuralRetriever},
     symbol::{Symbol, SymbolKind},
     table::{DOC_SUMMARY_WORDS, SYMBOLS_FILE, SYMBOLS_FORMAT, SymbolTable, doc_summary, normalize},

@@ -4,7 +4,7 @@
 //! all languages; the graph modality resolves the names to definitions.
 
 use crate::symbol::Symbol;
-use maguyva_core::Language;
+use maguyva_core::{ImportKind, Language};
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
@@ -78,21 +78,6 @@ const IGNORED: &[&str] = &[
 /// Most occurrences kept per file, so that a generated file cannot blow up
 /// the index.
 const MAX_PER_FILE: usize = 20_000;
-
-/// How an import names what it imports.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub enum ImportKind {
-    /// A module path (`shop.pricing`, `crate::a::b`, `com.acme.Cart`), or a
-    /// path starting with `.` relative to the file.
-    Module,
-    /// A file path relative to the importing file (`require_relative`,
-    /// `#include "x.h"`, `source ./x.sh`).
-    Relative,
-    /// A Rust `mod name;` declaration.
-    ModDecl,
-    /// A system include (`#include <stdio.h>`).
-    System,
-}
 
 /// One import of a file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -5,50 +5,18 @@
 
 use crate::symbol::{Symbol, SymbolKind};
 use crate::table::{SymbolTable, doc_summary, normalize};
+use maguyva_core::tokens::is_function_word;
 use maguyva_core::{FileId, FragmentTable, Hit, LineSpan, Modality, Query, Retriever, SymbolId};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::sync::Arc;
 
-/// Words that carry no meaning for definition search.
-const STOPWORDS: &[&str] = &[
-    "a",
-    "an",
-    "the",
-    "of",
-    "to",
-    "in",
-    "on",
-    "for",
-    "and",
-    "or",
-    "is",
-    "are",
-    "was",
-    "be",
-    "by",
-    "with",
-    "from",
-    "as",
-    "at",
-    "it",
-    "its",
-    "this",
-    "that",
-    "these",
-    "which",
-    "what",
-    "where",
-    "who",
-    "how",
-    "why",
-    "when",
-    "does",
-    "do",
-    "did",
+/// Words that ask for a definition without naming it; with English
+/// function words (`maguyva_core::tokens::is_function_word`) they carry no
+/// meaning for definition search.
+const DEFINITION_WORDS: &[&str] = &[
     "find",
     "show",
-    "me",
     "get",
     "defined",
     "definition",
@@ -216,7 +184,7 @@ impl DefinitionQuery {
                     });
                 }
             }
-            if !STOPWORDS.contains(&lower.as_str()) {
+            if !is_function_word(&lower) && !DEFINITION_WORDS.contains(&lower.as_str()) {
                 plain.push(*w);
             }
         }

@@ -57,7 +57,7 @@ struct IndexOpts {
     embedder: Option<EmbedderChoice>,
     /// A model2vec-format model folder (model.safetensors, tokenizer.json,
     /// config.json) as the embedder; the same as --embedder DIR.
-    #[arg(long, value_name = "DIR", conflicts_with = "embedder", value_parser = EmbedderChoice::parse)]
+    #[arg(long, value_name = "DIR", conflicts_with = "embedder", value_parser = EmbedderChoice::model_dir)]
     model: Option<EmbedderChoice>,
 }
 
@@ -382,9 +382,7 @@ fn evaluate(args: EvalArgs) -> Result<ExitCode> {
             None => RankingConfig::default(),
         },
         variants: if args.ablate {
-            let mut v = eval::Variant::ablations();
-            v[0] = eval::Variant::preset(args.preset, None);
-            v
+            eval::Variant::ablations(args.preset)
         } else {
             vec![eval::Variant::preset(
                 args.preset,

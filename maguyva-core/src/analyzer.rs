@@ -15,6 +15,29 @@ thread_local! {
     static STEMS: RefCell<HashMap<String, String>> = RefCell::new(HashMap::new());
 }
 
+/// Calls `f` with the stem of token `t`, through `cache` when given.
+fn stem(
+    stemmer: &Stemmer,
+    t: &str,
+    cache: Option<&mut HashMap<String, String>>,
+    f: &mut impl FnMut(&str),
+) {
+    // Digits and very short tokens stem to themselves.
+    if t.len() <= 3 || t.bytes().all(|b| b.is_ascii_digit()) {
+        return f(t);
+    }
+    let Some(cache) = cache else { return f(&stemmer.stem(t)) };
+    if let Some(stem) = cache.get(t) {
+        return f(stem);
+    }
+    let stem = stemmer.stem(t).into_owned();
+    f(&stem);
+    if cache.len() >= STEM_CACHE_LIMIT {
+        cache.clear();
+    }
+    cache.insert(t.to_string(), stem);
+}
+
 /// How text becomes terms. Documents and queries must use the same analyzer,
 /// so it is stored with the index.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -36,28 +59,11 @@ impl Analyzer {
             return for_each_token(text, f);
         }
         let stemmer = Stemmer::create(Algorithm::English);
-        let stem_one =
-            |t: &str, cache: Option<&mut HashMap<String, String>>, f: &mut dyn FnMut(&str)| {
-                // Digits and very short tokens stem to themselves.
-                if t.len() <= 3 || t.bytes().all(|b| b.is_ascii_digit()) {
-                    return f(t);
-                }
-                let Some(cache) = cache else { return f(&stemmer.stem(t)) };
-                if let Some(stem) = cache.get(t) {
-                    return f(stem);
-                }
-                let stem = stemmer.stem(t).into_owned();
-                f(&stem);
-                if cache.len() >= STEM_CACHE_LIMIT {
-                    cache.clear();
-                }
-                cache.insert(t.to_string(), stem);
-            };
         STEMS.with(|cache| match cache.try_borrow_mut() {
-            Ok(mut cache) => for_each_token(text, |t| stem_one(t, Some(&mut cache), &mut f)),
+            Ok(mut cache) => for_each_token(text, |t| stem(&stemmer, t, Some(&mut cache), &mut f)),
             // A callback that analyzes text itself finds the cache in use:
             // it stems without it rather than fail.
-            Err(_) => for_each_token(text, |t| stem_one(t, None, &mut f)),
+            Err(_) => for_each_token(text, |t| stem(&stemmer, t, None, &mut f)),
         });
     }
 

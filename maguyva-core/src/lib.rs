@@ -30,6 +30,7 @@ pub use crate::{
     fragment::{Fragment, FragmentSpan, FragmentTable, LineChunker, line_starts},
     hit::{Hit, Rank, sort_hits},
     ids::{ChunkId, FileId, SymbolId},
+    import::ImportKind,
     index_dir::{IndexDir, Staging, WriteLock},
     language::Language,
     manifest::{Changes, FileEntry, MANIFEST_FILE, Manifest},
@@ -48,6 +49,7 @@ mod error;
 mod fragment;
 mod hit;
 mod ids;
+mod import;
 mod index_dir;
 mod language;
 mod manifest;

@@ -2,7 +2,7 @@
 //! names. The caller (the CLI) fills these from the structural modality; the
 //! graph crate depends on no sibling.
 
-use maguyva_core::{FileId, Language, LineSpan};
+use maguyva_core::{FileId, ImportKind, Language, LineSpan};
 use serde::{Deserialize, Serialize};
 
 /// The role a definition plays in the graph.
@@ -39,19 +39,6 @@ pub struct Definition {
     pub container: Option<u32>,
 }
 
-/// How an import names its target.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub enum ImportStyle {
-    /// A module path (`a.b.c`, `a::b`, `a/b`), or a `.`-relative one.
-    Module,
-    /// A file path relative to the importing file.
-    Relative,
-    /// A Rust `mod name;` declaration.
-    ModDecl,
-    /// A system include.
-    System,
-}
-
 /// One import.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Import {
@@ -62,7 +49,7 @@ pub struct Import {
     /// A name imported from it, which may itself be a module.
     pub name: Option<String>,
     /// How to read `path`.
-    pub style: ImportStyle,
+    pub kind: ImportKind,
     /// The line of the import.
     pub line: u32,
 }

@@ -36,7 +36,7 @@ pub use crate::{
         CallGraph, Edge, EdgeKind, GRAPH_FILE, GRAPH_FORMAT, GraphBuilder, MAX_AMBIGUOUS, Site,
         UnresolvedImport, normalize,
     },
-    input::{DefKind, Definition, FileInfo, Import, ImportStyle, Use},
+    input::{DefKind, Definition, FileInfo, Import, Use},
     pagerank::{DAMPING, page_rank},
     resolve::ModuleIndex,
     retriever::{GraphParams, GraphRetriever, GraphTargets},

@@ -7,8 +7,8 @@
 //! single segment counts only in the importing file's folder or one above
 //! it, so `import os` never binds to some `os.py` deep in the tree.
 
-use crate::input::{FileInfo, Import, ImportStyle};
-use maguyva_core::Language;
+use crate::input::{FileInfo, Import};
+use maguyva_core::{ImportKind, Language};
 use std::collections::HashMap;
 
 /// File names that stand for their folder as a module.
@@ -130,8 +130,8 @@ impl<'a> ModuleIndex<'a> {
         let dir = dir_of(&from.path);
         let lang = from.language;
         let path = import.path.trim();
-        match import.style {
-            ImportStyle::ModDecl => {
+        match import.kind {
+            ImportKind::ModDecl => {
                 let (_, file) = split_path(&from.path);
                 let module_dir = if INDEX_STEMS.contains(&stem(file)) {
                     dir.to_string()
@@ -141,14 +141,14 @@ impl<'a> ModuleIndex<'a> {
                 let base = join(&module_dir, path).unwrap_or_default();
                 self.exact_with_ext(&[format!("{base}.rs"), format!("{base}/mod.rs")])
             }
-            ImportStyle::Relative => {
+            ImportKind::Relative => {
                 self.relative(dir, path).unwrap_or_else(|| self.by_file_name(path, dir))
             }
-            ImportStyle::System => self.by_file_name(path, dir),
-            ImportStyle::Module if path.starts_with("./") || path.starts_with("../") => {
+            ImportKind::System => self.by_file_name(path, dir),
+            ImportKind::Module if path.starts_with("./") || path.starts_with("../") => {
                 self.relative(dir, path).unwrap_or_default()
             }
-            ImportStyle::Module => self.module(path, import.name.as_deref(), dir, lang),
+            ImportKind::Module => self.module(path, import.name.as_deref(), dir, lang),
         }
     }
 
@@ -362,14 +362,14 @@ mod tests {
         from: usize,
         path: &str,
         name: Option<&str>,
-        style: ImportStyle,
+        kind: ImportKind,
     ) -> Vec<String> {
         let idx = ModuleIndex::new(files);
         let imp = Import {
             file: FileId(from as u32),
             path: path.into(),
             name: name.map(str::to_string),
-            style,
+            kind,
             line: 1,
         };
         idx.resolve(&imp).into_iter().map(|i| files[i as usize].path.clone()).collect()
@@ -386,21 +386,21 @@ mod tests {
             ("vendor/os.py", P),
         ]);
         assert_eq!(
-            resolve(&f, 2, "shop.pricing", Some("total"), ImportStyle::Module),
+            resolve(&f, 2, "shop.pricing", Some("total"), ImportKind::Module),
             vec!["shop/pricing.py"]
         );
         assert_eq!(
-            resolve(&f, 2, ".pricing", Some("total"), ImportStyle::Module),
+            resolve(&f, 2, ".pricing", Some("total"), ImportKind::Module),
             vec!["shop/pricing.py"]
         );
         assert_eq!(
-            resolve(&f, 2, ".", Some("pricing"), ImportStyle::Module),
+            resolve(&f, 2, ".", Some("pricing"), ImportKind::Module),
             vec!["shop/pricing.py"]
         );
-        assert_eq!(resolve(&f, 0, "shop", None, ImportStyle::Module), vec!["shop/__init__.py"]);
-        assert!(resolve(&f, 2, "requests", None, ImportStyle::Module).is_empty());
+        assert_eq!(resolve(&f, 0, "shop", None, ImportKind::Module), vec!["shop/__init__.py"]);
+        assert!(resolve(&f, 2, "requests", None, ImportKind::Module).is_empty());
         assert!(
-            resolve(&f, 0, "os", None, ImportStyle::Module).is_empty(),
+            resolve(&f, 0, "os", None, ImportKind::Module).is_empty(),
             "a far one-segment match is refused"
         );
     }
@@ -409,10 +409,10 @@ mod tests {
     fn javascript_relative_with_and_without_extensions() {
         use Language::TypeScript as T;
         let f = files(&[("src/main.ts", T), ("src/cart.ts", T), ("src/util/index.ts", T)]);
-        assert_eq!(resolve(&f, 0, "./cart", None, ImportStyle::Module), vec!["src/cart.ts"]);
-        assert_eq!(resolve(&f, 0, "./util", None, ImportStyle::Module), vec!["src/util/index.ts"]);
-        assert_eq!(resolve(&f, 2, "../cart.ts", None, ImportStyle::Module), vec!["src/cart.ts"]);
-        assert!(resolve(&f, 0, "lodash", None, ImportStyle::Module).is_empty());
+        assert_eq!(resolve(&f, 0, "./cart", None, ImportKind::Module), vec!["src/cart.ts"]);
+        assert_eq!(resolve(&f, 0, "./util", None, ImportKind::Module), vec!["src/util/index.ts"]);
+        assert_eq!(resolve(&f, 2, "../cart.ts", None, ImportKind::Module), vec!["src/cart.ts"]);
+        assert!(resolve(&f, 0, "lodash", None, ImportKind::Module).is_empty());
     }
 
     #[test]
@@ -424,13 +424,13 @@ mod tests {
             ("src/pricing.rs", R),
             ("src/net/mod.rs", R),
         ]);
-        assert_eq!(resolve(&f, 0, "cart", None, ImportStyle::ModDecl), vec!["src/cart.rs"]);
-        assert_eq!(resolve(&f, 0, "net", None, ImportStyle::ModDecl), vec!["src/net/mod.rs"]);
+        assert_eq!(resolve(&f, 0, "cart", None, ImportKind::ModDecl), vec!["src/cart.rs"]);
+        assert_eq!(resolve(&f, 0, "net", None, ImportKind::ModDecl), vec!["src/net/mod.rs"]);
         assert_eq!(
-            resolve(&f, 1, "crate::pricing::total_with_tax", None, ImportStyle::Module),
+            resolve(&f, 1, "crate::pricing::total_with_tax", None, ImportKind::Module),
             vec!["src/pricing.rs"]
         );
-        assert!(resolve(&f, 1, "serde::Serialize", None, ImportStyle::Module).is_empty());
+        assert!(resolve(&f, 1, "serde::Serialize", None, ImportKind::Module).is_empty());
     }
 
     #[test]
@@ -444,20 +444,20 @@ mod tests {
             ("src/cart.c", Language::C),
             ("strings/str_cat.h", Language::Cpp),
         ]);
-        let mut go = resolve(&f, 0, "example.com/shop/shop", None, ImportStyle::Module);
+        let mut go = resolve(&f, 0, "example.com/shop/shop", None, ImportKind::Module);
         go.sort();
         assert_eq!(go, vec!["shop/cart.go", "shop/pricing.go"]);
-        assert!(resolve(&f, 0, "github.com/acme/payments", None, ImportStyle::Module).is_empty());
+        assert!(resolve(&f, 0, "github.com/acme/payments", None, ImportKind::Module).is_empty());
         assert_eq!(
-            resolve(&f, 3, "com.acme.shop.Cart", None, ImportStyle::Module),
+            resolve(&f, 3, "com.acme.shop.Cart", None, ImportKind::Module),
             vec!["src/main/java/com/acme/shop/Cart.java"]
         );
-        assert_eq!(resolve(&f, 5, "cart.h", None, ImportStyle::Relative), vec!["src/cart.h"]);
+        assert_eq!(resolve(&f, 5, "cart.h", None, ImportKind::Relative), vec!["src/cart.h"]);
         assert_eq!(
-            resolve(&f, 6, "absl/strings/str_cat.h", None, ImportStyle::Relative),
+            resolve(&f, 6, "absl/strings/str_cat.h", None, ImportKind::Relative),
             vec!["strings/str_cat.h"]
         );
-        assert!(resolve(&f, 5, "curl/curl.h", None, ImportStyle::System).is_empty());
+        assert!(resolve(&f, 5, "curl/curl.h", None, ImportKind::System).is_empty());
     }
 
     #[test]
@@ -467,7 +467,7 @@ mod tests {
             ("lib/ecto/repo.ex", Language::Elixir),
         ]);
         assert_eq!(
-            resolve(&f, 1, "Ecto.Changeset", None, ImportStyle::Module),
+            resolve(&f, 1, "Ecto.Changeset", None, ImportKind::Module),
             vec!["lib/ecto/changeset.ex"]
         );
     }

@@ -3,6 +3,7 @@
 //! the most central definitions on its words when it names none.
 
 use crate::graph::{CallGraph, Site, normalize};
+use maguyva_core::tokens::is_function_word;
 use maguyva_core::{Analyzer, FileId, FragmentTable, Hit, LineSpan, Modality, Query, Retriever};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -12,25 +13,9 @@ use std::sync::{Arc, OnceLock};
 const IMPACT_PHRASES: &[&str] =
     &["impact", "blast radius", "depends on", "what breaks", "dependents", "affected"];
 
-/// Words that never name a target.
-const STOPWORDS: &[&str] = &[
-    "who",
-    "what",
-    "which",
-    "where",
-    "how",
-    "the",
-    "a",
-    "an",
-    "of",
-    "to",
-    "in",
-    "if",
-    "is",
-    "are",
-    "do",
-    "does",
-    "i",
+/// Words of questions about callers and impact; with English function
+/// words (`maguyva_core::tokens::is_function_word`) they never name a target.
+const QUESTION_WORDS: &[&str] = &[
     "change",
     "changes",
     "changed",
@@ -48,20 +33,12 @@ const STOPWORDS: &[&str] = &[
     "blast",
     "radius",
     "depends",
-    "on",
     "breaks",
     "break",
     "function",
     "method",
     "class",
     "file",
-    "this",
-    "that",
-    "and",
-    "or",
-    "for",
-    "with",
-    "from",
 ];
 
 /// Settings of the graph retriever.
@@ -157,7 +134,9 @@ impl GraphRetriever {
                 !(c.is_alphanumeric() || matches!(c, '_' | ':' | '.' | '/' | '#' | '-'))
             });
             let w = w.trim_end_matches(['.', ':']);
-            if w.is_empty() || STOPWORDS.contains(&w.to_lowercase().as_str()) {
+            let lower = w.to_lowercase();
+            if w.is_empty() || is_function_word(&lower) || QUESTION_WORDS.contains(&lower.as_str())
+            {
                 continue;
             }
             let looks_like_path = w.contains('/')

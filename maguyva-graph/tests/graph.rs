@@ -1,4 +1,4 @@
-use maguyva_core::{FileId, FragmentSpan, FragmentTable, Hit, Language, LineSpan};
+use maguyva_core::{FileId, FragmentSpan, FragmentTable, Hit, ImportKind, Language, LineSpan};
 use maguyva_graph::*;
 use std::sync::Arc;
 
@@ -22,21 +22,21 @@ fn graph() -> CallGraph {
         file: FileId(0),
         path: "b".into(),
         name: Some("g".into()),
-        style: ImportStyle::Module,
+        kind: ImportKind::Module,
         line: 1,
     });
     b.add_import(Import {
         file: FileId(2),
         path: "a".into(),
         name: None,
-        style: ImportStyle::Module,
+        kind: ImportKind::Module,
         line: 1,
     });
     b.add_import(Import {
         file: FileId(2),
         path: "numpy".into(),
         name: None,
-        style: ImportStyle::Module,
+        kind: ImportKind::Module,
         line: 2,
     });
     let call = |file: u32, name: &str, line: u32, enclosing: Option<u32>| Use {

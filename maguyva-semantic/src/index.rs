@@ -13,6 +13,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::path::Path;
+use std::sync::Arc;
 
 /// The semantic index's file inside a generation folder.
 pub const SEMANTIC_FILE: &str = "semantic.mgv";
@@ -80,7 +81,7 @@ struct Stored {
     int8: Vec<i8>,
     /// xxh3 of each document's text, to reuse vectors of unchanged fragments.
     hashes: Vec<u64>,
-    corpus: Option<CorpusModel>,
+    corpus: Option<Arc<CorpusModel>>,
     hnsw: Option<HnswFiles>,
     /// Bits of the random projection that made the codes (0: one sign bit
     /// per dimension).
@@ -140,7 +141,7 @@ impl VectorIndexBuilder {
             documents.iter().map(|d| xxhash_rust::xxh3::xxh3_64(d.as_ref().as_bytes())).collect();
         let mut s = Stored { identity: model.identity(), hashes, ..Stored::default() };
         fill_dense(&mut s, model.dimension(), &dense);
-        s.corpus = Some(model);
+        s.corpus = Some(Arc::new(model));
         let stats = EmbedStats { embedded: documents.len(), reused: 0 };
         Ok((self.finish(s), stats))
     }
@@ -289,8 +290,9 @@ impl VectorIndex {
         self.hnsw.is_some()
     }
 
-    /// The corpus-learned model, when the index was built with one.
-    pub fn corpus_model(&self) -> Option<&CorpusModel> {
+    /// The corpus-learned model, when the index was built with one; shared,
+    /// so that it can serve queries without a copy.
+    pub fn corpus_model(&self) -> Option<&Arc<CorpusModel>> {
         self.s.corpus.as_ref()
     }
 
@@ -429,7 +431,11 @@ impl VectorIndex {
             return Err(corrupt("vectors do not match the fragments"));
         }
         if let Some(model) = &mut s.corpus {
-            model.open().map_err(|_| corrupt("damaged corpus model"))?;
+            // Just decoded, so not shared yet.
+            Arc::get_mut(model)
+                .ok_or_else(|| corrupt("corpus model shared while loading"))?
+                .open()
+                .map_err(|_| corrupt("damaged corpus model"))?;
         }
         let hnsw = match &s.hnsw {
             None => None,

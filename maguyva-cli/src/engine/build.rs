@@ -4,14 +4,12 @@
 use super::embedder::EmbedderChoice;
 use super::settings::IndexSettings;
 use super::{FRAGMENTS_FILE, FRAGMENTS_FORMAT, Index, IndexParts};
-use maguyva_ast::{FileOutline, ImportKind, SymbolKind, SymbolTable};
+use maguyva_ast::{FileOutline, SymbolKind, SymbolTable};
 use maguyva_core::{
     Analyzer, ContentStore, CorpusBuilder, FileEntry, FileId, FragmentTable, IndexDir, Manifest,
     OutlineSpan, Progress, Result, Skipped, store,
 };
-use maguyva_graph::{
-    CallGraph, DefKind, Definition, FileInfo, GraphBuilder, Import, ImportStyle, Use,
-};
+use maguyva_graph::{CallGraph, DefKind, Definition, FileInfo, GraphBuilder, Import, Use};
 use maguyva_semantic::{EmbedStats, Embedder, VectorIndex, VectorIndexBuilder};
 use maguyva_trigram::TextIndexBuilder;
 use rayon::prelude::*;
@@ -68,11 +66,11 @@ fn embed(
     builder.hnsw_threshold(settings.hnsw_threshold);
     if let EmbedderChoice::Corpus { dimensions } = settings.embedder {
         let (vectors, stats) = builder.build_corpus(documents, dimensions)?;
-        let model = vectors
+        let model: Arc<dyn Embedder> = vectors
             .corpus_model()
             .cloned()
             .ok_or_else(|| maguyva_core::Error::corrupt(dir.path(), "no corpus model"))?;
-        return Ok((vectors, Arc::new(model), stats));
+        return Ok((vectors, model, stats));
     }
     let embedder = settings
         .embedder
@@ -130,17 +128,11 @@ fn build_graph(
     for (i, o) in outlines.iter().enumerate() {
         let file = FileId(i as u32);
         for imp in &o.imports {
-            let style = match imp.kind {
-                ImportKind::Module => ImportStyle::Module,
-                ImportKind::Relative => ImportStyle::Relative,
-                ImportKind::ModDecl => ImportStyle::ModDecl,
-                ImportKind::System => ImportStyle::System,
-            };
             b.add_import(Import {
                 file,
                 path: imp.path.clone(),
                 name: imp.name.clone(),
-                style,
+                kind: imp.kind,
                 line: imp.line,
             });
         }

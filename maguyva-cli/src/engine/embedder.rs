@@ -85,7 +85,18 @@ impl EmbedderChoice {
         })
     }
 
-    /// Parses `builtin`, `corpus`, `voyage` or a model folder's path.
+    /// A model2vec-format model folder, as `--model` takes it.
+    pub fn model_dir(path: &str) -> std::result::Result<EmbedderChoice, String> {
+        let p = Path::new(path);
+        if p.join("model.safetensors").is_file() {
+            Ok(EmbedderChoice::Model(p.to_path_buf()))
+        } else {
+            Err(format!("{path:?} is not a folder with model.safetensors"))
+        }
+    }
+
+    /// Parses `builtin`, `corpus`, `voyage`, `voyage:DIMENSIONS` or a model
+    /// folder's path.
     pub fn parse(s: &str) -> std::result::Result<EmbedderChoice, String> {
         match s {
             "builtin" => Ok(EmbedderChoice::builtin()),
@@ -102,16 +113,9 @@ impl EmbedderChoice {
                     )),
                 }
             }
-            path => {
-                let p = Path::new(path);
-                if p.join("model.safetensors").is_file() {
-                    Ok(EmbedderChoice::Model(p.to_path_buf()))
-                } else {
-                    Err(format!(
-                        "{path:?} is not builtin, corpus, voyage, or a folder with model.safetensors"
-                    ))
-                }
-            }
+            path => EmbedderChoice::model_dir(path).map_err(|_| {
+                format!("{path:?} is not builtin, voyage[:N], or a folder with model.safetensors")
+            }),
         }
     }
 }

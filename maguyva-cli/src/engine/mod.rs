@@ -80,6 +80,8 @@ pub struct Index {
     pub semantic: SemanticRetriever,
     /// Centrality of each file, on the scale of the fusion boost.
     pub file_centrality: Arc<Vec<f32>>,
+    /// The largest of `file_centrality` (0 when there are no files).
+    pub max_centrality: f32,
 }
 
 impl Index {
@@ -90,9 +92,10 @@ impl Index {
         let fragments = Arc::new(fragments);
         let paths: Vec<&str> = manifest.files.iter().map(|f| f.path.as_str()).collect();
         let structural = StructuralRetriever::new(Arc::new(symbols), fragments.clone(), &paths);
-        let file_centrality = (0..manifest.files.len())
+        let file_centrality: Vec<f32> = (0..manifest.files.len())
             .map(|f| graph.centrality(graph.file_node(maguyva_core::FileId(f as u32))))
             .collect();
+        let max_centrality = file_centrality.iter().copied().fold(0.0, f32::max);
         let graph = GraphRetriever::new(Arc::new(graph), fragments.clone());
         let semantic = SemanticRetriever::new(Arc::new(vectors), embedder, fragments.clone());
         Index {
@@ -104,6 +107,7 @@ impl Index {
             structural,
             graph,
             file_centrality: Arc::new(file_centrality),
+            max_centrality,
         }
     }
 
@@ -140,7 +144,7 @@ impl Index {
         let embedder: Arc<dyn Embedder> = match (vectors.corpus_model(), settings.embedder.open()?)
         {
             (_, Some(e)) => e,
-            (Some(model), None) => Arc::new(model.clone()),
+            (Some(model), None) => model.clone(),
             (None, None) => {
                 return Err(Error::corrupt(gen_dir, "the semantic index has no corpus model"));
             }

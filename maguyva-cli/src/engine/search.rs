@@ -342,27 +342,27 @@ impl Index {
             timings_ms.insert(m.as_str().to_string(), ms);
             lists.push((m, hits));
         }
-        let t = Instant::now();
-        let context = IndexContext {
-            index: self,
-            scale: request.ranking.centrality,
-            factor: request.ranking.centrality_factor,
-            max: self.file_centrality.iter().copied().fold(0.0, f32::max),
-            signals,
-            query_words: if signals.path_words {
-                maguyva_core::tokens::content_words(&request.text)
-            } else {
-                Vec::new()
-            },
-            named_files: if signals.query_symbols && plan.strategy == FusionStrategy::Rrf {
-                self.files_defining_named_symbols(&request.text)
-            } else {
-                HashSet::new()
-            },
-        };
         let results = match (plan.strategy, lists.as_slice()) {
             (FusionStrategy::Direct, [(m, hits)]) => self.one_per_file(hits, *m, request.limit),
             _ => {
+                let t = Instant::now();
+                let context = IndexContext {
+                    index: self,
+                    scale: request.ranking.centrality,
+                    factor: request.ranking.centrality_factor,
+                    max: self.max_centrality,
+                    signals,
+                    query_words: if signals.path_words {
+                        maguyva_core::tokens::content_words(&request.text)
+                    } else {
+                        Vec::new()
+                    },
+                    named_files: if signals.query_symbols {
+                        self.files_defining_named_symbols(&request.text)
+                    } else {
+                        HashSet::new()
+                    },
+                };
                 let params = FusionParams {
                     k: plan.k,
                     boost: request.ranking.centrality != CentralityScale::Off,

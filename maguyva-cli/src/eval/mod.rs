@@ -76,10 +76,17 @@ impl Variant {
     /// The ablation table: the default and thorough presets, the default
     /// preset with each modality removed in turn (the graph's part in it is
     /// the centrality boost), each modality alone, and the quick preset.
-    pub fn ablations() -> Vec<Variant> {
+    /// `first` is the preset reported in full; it heads the table and is
+    /// not repeated.
+    pub fn ablations(first: Preset) -> Vec<Variant> {
         let default_set = Preset::Default.modalities();
-        let mut out =
-            vec![Variant::preset(Preset::Default, None), Variant::preset(Preset::Thorough, None)];
+        let mut out = vec![Variant::preset(first, None)];
+        out.extend(
+            [Preset::Default, Preset::Thorough]
+                .into_iter()
+                .filter(|&p| p != first)
+                .map(|p| Variant::preset(p, None)),
+        );
         for &m in &Modality::ALL {
             let mut v = if m == Modality::Graph {
                 Variant { boost: false, ..Variant::preset(Preset::Default, None) }
@@ -95,7 +102,9 @@ impl Variant {
             v.name = format!("{} alone", m.as_str());
             out.push(v);
         }
-        out.push(Variant::preset(Preset::Quick, None));
+        if first != Preset::Quick {
+            out.push(Variant::preset(Preset::Quick, None));
+        }
         out
     }
 }
