@@ -131,3 +131,50 @@ fn tests_rank_below_the_code_they_exercise() {
     let test = paths.iter().position(|p| p == "tests/test_pricing.py").unwrap();
     assert!(code < test, "{paths:?}");
 }
+
+#[test]
+fn a_bare_name_finds_its_definition_before_files_named_like_it() {
+    // The file named after the word, full of the word, defines only a
+    // longer name; the definition itself sits in a file of another name.
+    let repo = Repo::empty();
+    repo.write(
+        "routing/path_router.go",
+        "package routing\n\n// PathRouter routes a request by its path to the Router's handlers.\ntype PathRouter struct {\n\troutes map[string]Handler // the Router's routes\n}\n\n// Route finds the handler of a path for the Router.\nfunc (r *PathRouter) Route(path string) Handler {\n\treturn r.routes[path]\n}\n",
+    );
+    repo.write(
+        "routing/mux.go",
+        "package routing\n\n// Router dispatches requests to handlers.\ntype Router struct {\n\tpaths *PathRouter\n}\n\n// Handle serves one request.\nfunc (m *Router) Handle(path string) {\n\tm.paths.Route(path)\n}\n",
+    );
+    repo.write(
+        "routing/handler.go",
+        "package routing\n\n// Handler serves a request.\ntype Handler func()\n",
+    );
+    let (run, json) = repo.search_json("Router", &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(json["intent"], "find_definition");
+    assert_eq!(result_paths(&json).first().map(String::as_str), Some("routing/mux.go"), "{json}");
+}
+
+#[test]
+fn a_name_defined_outside_the_tree_finds_the_file_that_brings_it_in() {
+    let repo = Repo::empty();
+    repo.write(
+        "src/extract/mod.rs",
+        "//! Types and traits for extracting data from requests.\n\npub use web_core::extract::{FromRequest, FromRequestParts};\n\nmod query;\n",
+    );
+    repo.write(
+        "src/middleware/map_request.rs",
+        "/// Maps a request before the handler sees it, using from_request.\npub fn map_request<F>(f: F) -> MapRequest<F> {\n    MapRequest { f }\n}\n\n/// The middleware of `map_request`: it runs from_request on every request.\npub struct MapRequest<F> {\n    f: F,\n}\n",
+    );
+    repo.write(
+        "src/extract/query.rs",
+        "/// Extracts the query string of a request.\npub struct Query<T>(pub T);\n",
+    );
+    let (run, json) = repo.search_json("FromRequest", &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        result_paths(&json).first().map(String::as_str),
+        Some("src/extract/mod.rs"),
+        "{json}"
+    );
+}

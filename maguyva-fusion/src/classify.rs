@@ -231,9 +231,10 @@ fn contains_phrase(lower: &str, phrase: &str) -> bool {
 }
 
 /// The identifiers a query names (`IntoResponse`, `parse_config`,
-/// `Rack::Response`), as written: words shaped like code, and capitalized
-/// words after the first.
+/// `Rack::Response`), as written: words shaped like code, capitalized
+/// words after the first, and a capitalized word standing alone (`Router`).
 pub fn named_identifiers(query: &str) -> Vec<&str> {
+    let single = query.split_whitespace().nth(1).is_none();
     query
         .split_whitespace()
         .enumerate()
@@ -247,7 +248,10 @@ pub fn named_identifiers(query: &str) -> Vec<&str> {
         })
         .filter(|&(i, w)| {
             !w.is_empty()
-                && (is_camel(w) || is_snake(w) || is_qualified(w) || (i > 0 && is_pascal_word(w)))
+                && (is_camel(w)
+                    || is_snake(w)
+                    || is_qualified(w)
+                    || ((i > 0 || single) && is_pascal_word(w)))
         })
         .map(|(_, w)| w)
         .collect()
@@ -386,6 +390,10 @@ mod tests {
             vec!["IntoResponse", "parse_config", "Rack::Response"]
         );
         assert!(named_identifiers("How does the router work?").is_empty());
+        // A capitalized word names a symbol when it stands alone, not when
+        // it opens a sentence.
+        assert_eq!(named_identifiers("Router"), vec!["Router"]);
+        assert!(named_identifiers("Routing requests to handlers").is_empty());
     }
 
     #[test]

@@ -24,16 +24,14 @@ pub struct Signals {
     pub test_files: bool,
     /// Query words in a file's name lift it.
     pub path_words: bool,
-    /// A file defining a symbol that a natural-language query names
-    /// (`how IntoResponse converts ...`) is lifted.
+    /// A file defining a symbol that the query names, exactly as written
+    /// (`Router`, or `how IntoResponse converts ...`), is lifted.
     pub query_symbols: bool,
 }
 
 impl Default for Signals {
     fn default() -> Self {
-        // query_symbols measured no gain on top of the others (the
-        // structural modality already ranks a named definition first).
-        Signals { test_files: true, path_words: true, query_symbols: false }
+        Signals { test_files: true, path_words: true, query_symbols: true }
     }
 }
 

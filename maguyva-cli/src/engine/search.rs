@@ -213,21 +213,26 @@ impl Index {
         Ok(Some(found as f64 / exact.len() as f64))
     }
 
-    /// The files that define a symbol the query names, written as it is
-    /// (letter case aside); re-exports do not count.
+    /// The files that define a symbol the query names, with the same letter
+    /// case; the files re-exporting it only when none defines it.
     fn files_defining_named_symbols(&self, text: &str) -> HashSet<FileId> {
         let table = self.structural.table();
         let mut files = HashSet::new();
         for ident in named_identifiers(text) {
             let name = ident.rsplit([':', '.', '#']).find(|s| !s.is_empty()).unwrap_or(ident);
+            let (mut defining, mut reexporting) = (Vec::new(), Vec::new());
             for id in table.by_normalized_name(&maguyva_ast::normalize(name)) {
-                if let Some(sym) = table.get(id)
-                    && sym.name.eq_ignore_ascii_case(name)
-                    && sym.kind != maguyva_ast::SymbolKind::Reexport
-                {
-                    files.insert(sym.file);
+                match table.get(id) {
+                    Some(sym) if sym.name == name => match sym.kind {
+                        maguyva_ast::SymbolKind::Reexport => reexporting.push(sym.file),
+                        _ => defining.push(sym.file),
+                    },
+                    _ => {}
                 }
             }
+            // A name defined outside the indexed tree (another crate or
+            // package) is best answered by the file that brings it in.
+            files.extend(if defining.is_empty() { reexporting } else { defining });
         }
         files
     }
