@@ -215,8 +215,9 @@ pub fn build_index(
         })
         .collect();
     let fragments = FragmentTable::from_spans(spans);
-    let symbols = SymbolTable::build(&outlines, Analyzer::default())?;
     stage("fragment", &mut t);
+    let symbols = SymbolTable::build(&outlines, Analyzer::default())?;
+    stage("symbols", &mut t);
 
     progress.stage("linking", 0);
     let graph = build_graph(&corpus.files, &outlines, &symbols)?;
