@@ -2,7 +2,7 @@
 
 use crate::error::{Error, Result};
 use crate::grammar::grammar;
-use crate::occurrence::{Import, Occurrence, import_path, occurrences};
+use crate::occurrence::{Import, NameWalk, Occurrence, import_path};
 use crate::symbol::{Symbol, SymbolKind};
 use maguyva_core::{FileId, ImportKind, Language, LineSpan};
 use std::cell::RefCell;
@@ -10,7 +10,7 @@ use std::ops::ControlFlow;
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 use streaming_iterator::StreamingIterator;
-use tree_sitter::{Node, Parser, Query, QueryCursor};
+use tree_sitter::{Node, Parser, Query, QueryCursor, QueryMatch};
 
 /// A parse that takes longer than this is abandoned and the file keeps line
 /// windows; only pathological inputs come near it.
@@ -70,6 +70,10 @@ enum Role {
 struct CompiledQuery {
     query: Query,
     roles: Vec<Role>,
+    /// By node kind id: whether a pattern starts at a node of that kind.
+    /// `None` when some pattern has no single root kind (a wildcard, a
+    /// sibling sequence): the query then walks the whole tree itself.
+    roots: Option<Vec<bool>>,
 }
 
 fn compile(language: Language) -> std::result::Result<CompiledQuery, String> {
@@ -93,7 +97,60 @@ fn compile(language: Language) -> std::result::Result<CompiledQuery, String> {
                 .map_or(Role::Other, Role::Definition),
         })
         .collect();
-    Ok(CompiledQuery { query, roles })
+    let grammar = grammar(language);
+    let roots = (0..query.pattern_count())
+        .map(|i| query_source(language).get(query.start_byte_for_pattern(i)..).and_then(root_kinds))
+        .collect::<Option<Vec<Vec<&str>>>>()
+        .and_then(|kinds| {
+            let mut roots = vec![false; grammar.node_kind_count()];
+            for kind in kinds.iter().flatten() {
+                let id = grammar.id_for_node_kind(kind, true) as usize;
+                *roots.get_mut(id).filter(|_| id != 0)? = true;
+            }
+            Some(roots)
+        });
+    Ok(CompiledQuery { query, roles, roots })
+}
+
+/// The node kinds a pattern can start at, read from its source: `(kind ...)`
+/// or an alternation, `([(a) (b)] ...)` or `[(a ...) (b ...)]`. `None` for
+/// any other shape, which then falls back to the whole-tree query walk.
+fn root_kinds(pattern: &str) -> Option<Vec<&str>> {
+    let t = pattern.trim_start();
+    let alternation =
+        t.strip_prefix('[').or_else(|| t.strip_prefix('(')?.trim_start().strip_prefix('['));
+    match alternation {
+        Some(branches) => branch_kinds(branches),
+        None => node_kind(t).map(|(kind, _)| vec![kind]),
+    }
+}
+
+/// `(kind ...`: the kind, and the text after it.
+fn node_kind(t: &str) -> Option<(&str, &str)> {
+    let t = t.trim_start().strip_prefix('(')?.trim_start();
+    let end = t.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))?;
+    (end > 0 && &t[..end] != "_").then(|| (&t[..end], &t[end..]))
+}
+
+/// The kind of each branch of an alternation, from after its `[` to `]`.
+fn branch_kinds(mut t: &str) -> Option<Vec<&str>> {
+    let mut kinds = Vec::new();
+    loop {
+        t = t.trim_start();
+        if t.starts_with(']') {
+            return (!kinds.is_empty()).then_some(kinds);
+        }
+        let (kind, mut rest) = node_kind(t)?;
+        kinds.push(kind);
+        // Past the branch's closing parenthesis.
+        let mut depth = 1usize;
+        while depth > 0 {
+            let i = rest.find(['(', ')'])?;
+            depth = if rest.as_bytes()[i] == b'(' { depth + 1 } else { depth - 1 };
+            rest = &rest[i + 1..];
+        }
+        t = rest;
+    }
 }
 
 fn compiled(language: Language) -> Result<&'static CompiledQuery> {
@@ -167,7 +224,15 @@ pub fn outline(language: Language, text: &str, file: FileId) -> FileOutline {
 }
 
 fn try_outline(language: Language, text: &str, file: FileId) -> Result<FileOutline> {
-    let compiled = compiled(language)?;
+    outline_with(compiled(language)?, language, text, file)
+}
+
+fn outline_with(
+    compiled: &CompiledQuery,
+    language: Language,
+    text: &str,
+    file: FileId,
+) -> Result<FileOutline> {
     // A byte-order mark is not code; blank it without moving any offset.
     let source: std::borrow::Cow<str> = match text.strip_prefix('\u{FEFF}') {
         Some(rest) => format!("   {rest}").into(),
@@ -195,7 +260,7 @@ fn try_outline(language: Language, text: &str, file: FileId) -> Result<FileOutli
         tree.ok_or_else(|| Error::Parse(format!("parsing took longer than {PARSE_BUDGET:?}")))
     })?;
 
-    let (mut nodes, imports) = collect(compiled, tree.root_node(), &source);
+    let (mut nodes, imports, names) = walk(language, compiled, tree.root_node(), &source);
     nodes.sort_by(|a, b| {
         a.start_byte
             .cmp(&b.start_byte)
@@ -207,74 +272,147 @@ fn try_outline(language: Language, text: &str, file: FileId) -> Result<FileOutli
         a.start_byte == b.start_byte && a.end_byte == b.end_byte && a.full_name == b.full_name
     });
     let mut outline = build(language, merge_clauses(nodes), text, file);
-    outline.occurrences = occurrences(language, tree.root_node(), &source, &outline.symbols);
+    outline.occurrences = names.finish(&outline.symbols);
     outline.imports = imports;
     Ok(outline)
 }
 
-fn collect(compiled: &CompiledQuery, root: Node, source: &str) -> (Vec<Node0>, Vec<Import>) {
-    let mut cursor = QueryCursor::new();
-    let mut matches = cursor.matches(&compiled.query, root, source.as_bytes());
-    let mut out = Vec::new();
+/// Walks the tree once: the names it uses are collected on the way, and
+/// where a node is of a kind some pattern starts at, the query runs on that
+/// node alone. Running the query cursor over the whole tree as well would
+/// walk every node twice; this way the query only looks at candidates.
+fn walk<'s>(
+    language: Language,
+    compiled: &CompiledQuery,
+    root: Node,
+    source: &'s str,
+) -> (Vec<Node0>, Vec<Import>, NameWalk<'s>) {
+    let mut names = NameWalk::new(language, source);
+    let mut nodes = Vec::new();
     let mut imports = Vec::new();
-    while let Some(m) = matches.next() {
-        let mut import: Option<(Node, ImportKind)> = None;
-        let mut import_name = None;
-        let mut def: Option<(Option<SymbolKind>, Node)> = None;
-        let mut name: Option<Node> = None;
-        let mut container = None;
-        let mut doc = None;
-        for c in m.captures() {
-            match compiled.roles.get(c.index as usize).copied().unwrap_or(Role::Other) {
-                Role::Definition(k) => def = Some((Some(k), c.node)),
-                Role::Scope => def = Some((None, c.node)),
-                Role::Name => name = Some(c.node),
-                Role::Container => container = source.get(c.node.byte_range()).map(str::to_string),
-                Role::Doc => doc = source.get(c.node.byte_range()).map(clean_docstring),
-                Role::Import(kind) => import = Some((c.node, kind)),
-                Role::ImportName => {
-                    import_name = source.get(c.node.byte_range()).map(str::to_string)
+    let mut query = QueryCursor::new();
+    let Some(roots) = &compiled.roots else {
+        let mut matches = query.matches(&compiled.query, root, source.as_bytes());
+        while let Some(m) = matches.next() {
+            take_match(compiled, m, source, &mut nodes, &mut imports);
+        }
+        names_only(&mut names, root);
+        return (nodes, imports, names);
+    };
+    query.set_max_start_depth(Some(0));
+    let mut cursor = root.walk();
+    let mut descend = true;
+    loop {
+        let node = cursor.node();
+        if descend {
+            if roots.get(node.kind_id() as usize).copied().unwrap_or(false) {
+                let mut matches = query.matches(&compiled.query, node, source.as_bytes());
+                while let Some(m) = matches.next() {
+                    take_match(compiled, m, source, &mut nodes, &mut imports);
                 }
-                Role::Other => {}
             }
+            names.visit(node);
         }
-        if let Some((node, kind)) = import {
-            if let Some((path, kind)) =
-                source.get(node.byte_range()).and_then(|t| import_path(t, kind))
-            {
-                imports.push(Import {
-                    path,
-                    name: import_name,
-                    kind,
-                    line: node.start_position().row as u32 + 1,
-                });
-            }
+        if descend && cursor.goto_first_child() {
+            names.enter(node);
             continue;
         }
-        let (Some((kind, node)), Some(name)) = (def, name) else { continue };
-        let name = name_node(name);
-        let Some(full_name) = source.get(name.byte_range()).map(clean_name) else {
-            continue;
-        };
-        if full_name.is_empty() {
+        if cursor.goto_next_sibling() {
+            descend = true;
             continue;
         }
-        out.push(Node0 {
-            kind,
-            start_byte: node.start_byte(),
-            end_byte: node.end_byte(),
-            lines: LineSpan::new(
-                node.start_position().row as u32 + 1,
-                node.end_position().row as u32 + 1,
-            ),
-            name_line: name.start_position().row as u32 + 1,
-            full_name,
-            container,
-            doc,
-            pattern: m.pattern_index,
-        });
+        if !cursor.goto_parent() {
+            break;
+        }
+        names.leave();
+        descend = false;
     }
-    (out, imports)
+    (nodes, imports, names)
+}
+
+/// The walk of [`walk`] for names alone.
+fn names_only(names: &mut NameWalk, root: Node) {
+    let mut cursor = root.walk();
+    let mut descend = true;
+    loop {
+        let node = cursor.node();
+        if descend {
+            names.visit(node);
+        }
+        if descend && cursor.goto_first_child() {
+            names.enter(node);
+            continue;
+        }
+        if cursor.goto_next_sibling() {
+            descend = true;
+            continue;
+        }
+        if !cursor.goto_parent() {
+            break;
+        }
+        names.leave();
+        descend = false;
+    }
+}
+
+/// Records one match of the query: a definition or scope, or an import.
+fn take_match(
+    compiled: &CompiledQuery,
+    m: &QueryMatch,
+    source: &str,
+    out: &mut Vec<Node0>,
+    imports: &mut Vec<Import>,
+) {
+    let mut import: Option<(Node, ImportKind)> = None;
+    let mut import_name = None;
+    let mut def: Option<(Option<SymbolKind>, Node)> = None;
+    let mut name: Option<Node> = None;
+    let mut container = None;
+    let mut doc = None;
+    for c in m.captures() {
+        match compiled.roles.get(c.index as usize).copied().unwrap_or(Role::Other) {
+            Role::Definition(k) => def = Some((Some(k), c.node)),
+            Role::Scope => def = Some((None, c.node)),
+            Role::Name => name = Some(c.node),
+            Role::Container => container = source.get(c.node.byte_range()).map(str::to_string),
+            Role::Doc => doc = source.get(c.node.byte_range()).map(clean_docstring),
+            Role::Import(kind) => import = Some((c.node, kind)),
+            Role::ImportName => import_name = source.get(c.node.byte_range()).map(str::to_string),
+            Role::Other => {}
+        }
+    }
+    if let Some((node, kind)) = import {
+        if let Some((path, kind)) = source.get(node.byte_range()).and_then(|t| import_path(t, kind))
+        {
+            imports.push(Import {
+                path,
+                name: import_name,
+                kind,
+                line: node.start_position().row as u32 + 1,
+            });
+        }
+        return;
+    }
+    let (Some((kind, node)), Some(name)) = (def, name) else { return };
+    let name = name_node(name);
+    let Some(full_name) = source.get(name.byte_range()).map(clean_name) else { return };
+    if full_name.is_empty() {
+        return;
+    }
+    out.push(Node0 {
+        kind,
+        start_byte: node.start_byte(),
+        end_byte: node.end_byte(),
+        lines: LineSpan::new(
+            node.start_position().row as u32 + 1,
+            node.end_position().row as u32 + 1,
+        ),
+        name_line: name.start_position().row as u32 + 1,
+        full_name,
+        container,
+        doc,
+        pattern: m.pattern_index,
+    });
 }
 
 /// The node that holds a definition's name. Queries capture the head of a
@@ -483,6 +621,62 @@ mod tests {
     #[test]
     fn every_query_compiles() {
         check_queries().unwrap();
+    }
+
+    #[test]
+    fn pattern_roots() {
+        assert_eq!(root_kinds("(class name: (_) @name) @definition.class"), Some(vec!["class"]));
+        assert_eq!(
+            root_kinds("([(require_expression) (include_expression)]\n  (string) @import)"),
+            Some(vec!["require_expression", "include_expression"])
+        );
+        assert_eq!(
+            root_kinds("[(call (x)) (method_call (y (z)))] @a"),
+            Some(vec!["call", "method_call"])
+        );
+        assert_eq!(root_kinds("(_ name: (identifier) @name)"), None);
+        assert_eq!(root_kinds("((comment) @doc . (function_item))"), None);
+        assert_eq!(root_kinds("\"fn\" @keyword"), None);
+        // Every shipped query takes the single walk.
+        for language in Language::ALL {
+            assert!(compiled(language).unwrap().roots.is_some(), "{language:?}");
+        }
+    }
+
+    #[test]
+    fn the_single_walk_finds_what_the_whole_tree_query_finds() {
+        // Every fixture, outlined with the query run node by node during the
+        // names' walk and with the query's own walk over the whole tree.
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+        let mut checked = 0;
+        for dir in std::fs::read_dir(root).unwrap() {
+            let mut stack = vec![dir.unwrap().path()];
+            while let Some(path) = stack.pop() {
+                if path.is_dir() {
+                    stack.extend(std::fs::read_dir(&path).unwrap().map(|e| e.unwrap().path()));
+                    continue;
+                }
+                let text = std::fs::read_to_string(&path).unwrap();
+                let name = path.file_name().unwrap().to_string_lossy().into_owned();
+                let Some(language) = Language::detect(&name, &text) else { continue };
+                let whole_tree = CompiledQuery { roots: None, ..compile(language).unwrap() };
+                let a = outline_with(compiled(language).unwrap(), language, &text, FileId(0));
+                let b = outline_with(&whole_tree, language, &text, FileId(0));
+                let (a, b) = (a.unwrap(), b.unwrap());
+                assert!(!a.symbols.is_empty(), "{}", path.display());
+                assert_eq!(
+                    format!("{:?}", a.symbols),
+                    format!("{:?}", b.symbols),
+                    "{}",
+                    path.display()
+                );
+                assert_eq!(a.items, b.items);
+                assert_eq!(a.imports, b.imports, "{}", path.display());
+                assert_eq!(a.occurrences, b.occurrences);
+                checked += 1;
+            }
+        }
+        assert!(checked >= 20, "{checked} fixture files");
     }
 
     #[test]

@@ -232,101 +232,134 @@ fn clean(name: &str) -> Option<&str> {
     ok.then_some(n)
 }
 
-/// Every use of a name in the tree, attached to its innermost definition.
-pub fn occurrences(
-    language: Language,
-    root: Node,
-    source: &str,
-    symbols: &[Symbol],
-) -> Vec<Occurrence> {
-    let kinds = KindTable::of(language);
-    let defined: HashSet<(u32, &str)> =
-        symbols.iter().map(|s| (s.name_line, s.name.as_str())).collect();
-    // Definitions by start line, to find the innermost one around a line.
-    let mut order: Vec<u32> = (0..symbols.len() as u32).collect();
-    order.sort_by_key(|&i| {
-        (symbols[i as usize].lines.start(), std::cmp::Reverse(symbols[i as usize].lines.end()))
-    });
-    let mut next_symbol = 0;
-    let mut open: Vec<u32> = Vec::new();
+/// A use of a name, before it is attached to a definition.
+#[derive(Debug, Clone, Copy)]
+struct Use {
+    /// The name's bytes in the source.
+    start: usize,
+    end: usize,
+    /// The line of the name, and of the node that holds it (a call's
+    /// callee may sit lines below the call).
+    leaf_line: u32,
+    node_line: u32,
+    call: bool,
+}
 
-    let mut out: Vec<Occurrence> = Vec::new();
-    // Names borrowed from the source, so that lookups never allocate.
-    let mut index: HashMap<(Option<u32>, &str, bool), usize> = HashMap::new();
-    let mut callee_leaves: HashSet<usize> = HashSet::new();
-    let mut cursor = root.walk();
-    let mut descend = true;
-    // Whether each node on the path from the root is a macro token tree;
-    // asking a node for its parent walks down from the root, so the walk
-    // keeps what it needs itself.
-    let mut in_token_tree: Vec<bool> = Vec::new();
-    loop {
-        let node = cursor.node();
-        if descend {
-            let line = node.start_position().row as u32 + 1;
-            let mut found: Option<(Node, bool)> = None;
-            if kinds.is(&kinds.call, node) {
-                if let Some(leaf) = kinds.callee_name(node) {
-                    callee_leaves.insert(leaf.start_byte());
-                    found = Some((leaf, true));
-                }
-            } else if kinds.is(&kinds.identifier, node)
-                && node.named_child_count() == 0
-                && !callee_leaves.contains(&node.start_byte())
-            {
-                // Inside a macro's unparsed token tree, `name(...)` is a call.
-                let call = in_token_tree.last().copied().unwrap_or(false)
-                    && node.next_sibling().is_some_and(|n| {
-                        kinds.is(&kinds.token_tree, n)
-                            && source.as_bytes().get(n.start_byte()) == Some(&b'(')
-                    });
-                found = Some((node, call));
-            }
-            if let Some((leaf, call)) = found
-                && let Some(name) = source.get(leaf.byte_range()).and_then(clean)
-                && !defined.contains(&(leaf.start_position().row as u32 + 1, name))
-                && out.len() < MAX_PER_FILE
-            {
-                let leaf_line = leaf.start_position().row as u32 + 1;
-                while let Some(&i) = order.get(next_symbol) {
-                    if symbols[i as usize].lines.start() > leaf_line.max(line) {
-                        break;
-                    }
-                    open.push(i);
-                    next_symbol += 1;
-                }
-                open.retain(|&i| symbols[i as usize].lines.contains(leaf_line));
-                let enclosing = open.last().copied();
-                match index.get(&(enclosing, name, call)) {
-                    Some(&k) => out[k].count += 1,
-                    None => {
-                        index.insert((enclosing, name, call), out.len());
-                        out.push(Occurrence {
-                            name: name.to_string(),
-                            line: leaf_line,
-                            call,
-                            enclosing,
-                            count: 1,
-                        });
-                    }
-                }
-            }
+/// Collects the names a file uses while its syntax tree is walked once, in
+/// document order (the walk is shared with the definitions' query).
+pub(crate) struct NameWalk<'s> {
+    kinds: &'static KindTable,
+    source: &'s str,
+    uses: Vec<Use>,
+    callee_leaves: HashSet<usize>,
+    /// Whether each node on the path from the root is a macro token tree;
+    /// asking a node for its parent walks down from the root, so the walk
+    /// keeps what it needs itself.
+    in_token_tree: Vec<bool>,
+}
+
+impl<'s> NameWalk<'s> {
+    /// A walk over a tree of `language` parsed from `source`.
+    pub(crate) fn new(language: Language, source: &'s str) -> NameWalk<'s> {
+        NameWalk {
+            kinds: KindTable::of(language),
+            source,
+            uses: Vec::new(),
+            callee_leaves: HashSet::new(),
+            in_token_tree: Vec::new(),
         }
-        if descend && cursor.goto_first_child() {
-            in_token_tree.push(kinds.is(&kinds.token_tree, node));
-            continue;
-        }
-        if cursor.goto_next_sibling() {
-            descend = true;
-            continue;
-        }
-        if !cursor.goto_parent() {
-            break;
-        }
-        in_token_tree.pop();
-        descend = false;
     }
-    out
+
+    /// Visits a node, before its children.
+    pub(crate) fn visit(&mut self, node: Node) {
+        let kinds = self.kinds;
+        let mut found: Option<(Node, bool)> = None;
+        if kinds.is(&kinds.call, node) {
+            if let Some(leaf) = kinds.callee_name(node) {
+                self.callee_leaves.insert(leaf.start_byte());
+                found = Some((leaf, true));
+            }
+        } else if kinds.is(&kinds.identifier, node)
+            && node.named_child_count() == 0
+            && !self.callee_leaves.contains(&node.start_byte())
+        {
+            // Inside a macro's unparsed token tree, `name(...)` is a call.
+            let call = self.in_token_tree.last().copied().unwrap_or(false)
+                && node.next_sibling().is_some_and(|n| {
+                    kinds.is(&kinds.token_tree, n)
+                        && self.source.as_bytes().get(n.start_byte()) == Some(&b'(')
+                });
+            found = Some((node, call));
+        }
+        if let Some((leaf, call)) = found
+            && self.source.get(leaf.byte_range()).and_then(clean).is_some()
+        {
+            self.uses.push(Use {
+                start: leaf.start_byte(),
+                end: leaf.end_byte(),
+                leaf_line: leaf.start_position().row as u32 + 1,
+                node_line: node.start_position().row as u32 + 1,
+                call,
+            });
+        }
+    }
+
+    /// The walk goes down into `node`'s children.
+    pub(crate) fn enter(&mut self, node: Node) {
+        self.in_token_tree.push(self.kinds.is(&self.kinds.token_tree, node));
+    }
+
+    /// The walk comes back up from a node's children.
+    pub(crate) fn leave(&mut self) {
+        self.in_token_tree.pop();
+    }
+
+    /// Every use of a name, attached to its innermost definition among
+    /// `symbols`; the names of the definitions themselves do not count.
+    pub(crate) fn finish(self, symbols: &[Symbol]) -> Vec<Occurrence> {
+        let source = self.source;
+        let defined: HashSet<(u32, &str)> =
+            symbols.iter().map(|s| (s.name_line, s.name.as_str())).collect();
+        // Definitions by start line, to find the innermost one around a line.
+        let mut order: Vec<u32> = (0..symbols.len() as u32).collect();
+        order.sort_by_key(|&i| {
+            (symbols[i as usize].lines.start(), std::cmp::Reverse(symbols[i as usize].lines.end()))
+        });
+        let mut next_symbol = 0;
+        let mut open: Vec<u32> = Vec::new();
+        let mut out: Vec<Occurrence> = Vec::new();
+        // Names borrowed from the source, so that lookups never allocate.
+        let mut index: HashMap<(Option<u32>, &str, bool), usize> = HashMap::new();
+        for u in self.uses {
+            let Some(name) = source.get(u.start..u.end).and_then(clean) else { continue };
+            if defined.contains(&(u.leaf_line, name)) || out.len() >= MAX_PER_FILE {
+                continue;
+            }
+            while let Some(&i) = order.get(next_symbol) {
+                if symbols[i as usize].lines.start() > u.leaf_line.max(u.node_line) {
+                    break;
+                }
+                open.push(i);
+                next_symbol += 1;
+            }
+            open.retain(|&i| symbols[i as usize].lines.contains(u.leaf_line));
+            let enclosing = open.last().copied();
+            match index.get(&(enclosing, name, u.call)) {
+                Some(&k) => out[k].count += 1,
+                None => {
+                    index.insert((enclosing, name, u.call), out.len());
+                    out.push(Occurrence {
+                        name: name.to_string(),
+                        line: u.leaf_line,
+                        call: u.call,
+                        enclosing,
+                        count: 1,
+                    });
+                }
+            }
+        }
+        out
+    }
 }
 
 #[cfg(test)]
