@@ -127,20 +127,40 @@ impl Index {
 
     fn open_generation(gen_dir: &Path, settings: &IndexSettings) -> Result<Index> {
         let manifest = Manifest::load(gen_dir)?;
-        let content = ContentStore::load(gen_dir)?;
         let frag_path = gen_dir.join(FRAGMENTS_FILE);
         let fragments: FragmentTable = store::load(&frag_path, FRAGMENTS_FORMAT)?;
-        if content.len() != manifest.files.len()
-            || fragments.file_count() != manifest.files.len()
+        if fragments.file_count() != manifest.files.len()
             || fragments.len() != manifest.fragments
             || !fragments.is_consistent()
         {
             return Err(Error::corrupt(gen_dir, "files and fragments disagree with the manifest"));
         }
-        let text = TextIndex::load(gen_dir, manifest.files.len(), fragments.len())?;
-        let symbols = SymbolTable::load(gen_dir, manifest.files.len())?;
-        let graph = CallGraph::load(gen_dir, manifest.files.len(), symbols.len())?;
-        let vectors = VectorIndex::load(gen_dir, fragments.len())?;
+        // Decoding the modalities' files is most of the time a search takes
+        // on a large index; they are independent, so they decode together.
+        let (files, chunks) = (manifest.files.len(), fragments.len());
+        let ((content, text), (vectors, symbols_and_graph)) = rayon::join(
+            || {
+                rayon::join(
+                    || ContentStore::load(gen_dir),
+                    || TextIndex::load(gen_dir, files, chunks),
+                )
+            },
+            || {
+                rayon::join(
+                    || VectorIndex::load(gen_dir, chunks),
+                    || -> Result<(SymbolTable, CallGraph)> {
+                        let symbols = SymbolTable::load(gen_dir, files)?;
+                        let graph = CallGraph::load(gen_dir, files, symbols.len())?;
+                        Ok((symbols, graph))
+                    },
+                )
+            },
+        );
+        let (content, text, vectors, (symbols, graph)) =
+            (content?, text?, vectors?, symbols_and_graph?);
+        if content.len() != files {
+            return Err(Error::corrupt(gen_dir, "the content store disagrees with the manifest"));
+        }
         let embedder: Arc<dyn Embedder> = match (vectors.corpus_model(), settings.embedder.open()?)
         {
             (_, Some(e)) => e,
