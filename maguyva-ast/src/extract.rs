@@ -291,15 +291,18 @@ fn walk<'s>(
     let mut nodes = Vec::new();
     let mut imports = Vec::new();
     let mut query = QueryCursor::new();
-    let Some(roots) = &compiled.roots else {
-        let mut matches = query.matches(&compiled.query, root, source.as_bytes());
-        while let Some(m) = matches.next() {
-            take_match(compiled, m, source, &mut nodes, &mut imports);
+    match &compiled.roots {
+        Some(_) => {
+            query.set_max_start_depth(Some(0));
         }
-        names_only(&mut names, root);
-        return (nodes, imports, names);
-    };
-    query.set_max_start_depth(Some(0));
+        None => {
+            let mut matches = query.matches(&compiled.query, root, source.as_bytes());
+            while let Some(m) = matches.next() {
+                take_match(compiled, m, source, &mut nodes, &mut imports);
+            }
+        }
+    }
+    let roots = compiled.roots.as_deref().unwrap_or(&[]);
     let mut cursor = root.walk();
     let mut descend = true;
     loop {
@@ -328,31 +331,6 @@ fn walk<'s>(
         descend = false;
     }
     (nodes, imports, names)
-}
-
-/// The walk of [`walk`] for names alone.
-fn names_only(names: &mut NameWalk, root: Node) {
-    let mut cursor = root.walk();
-    let mut descend = true;
-    loop {
-        let node = cursor.node();
-        if descend {
-            names.visit(node);
-        }
-        if descend && cursor.goto_first_child() {
-            names.enter(node);
-            continue;
-        }
-        if cursor.goto_next_sibling() {
-            descend = true;
-            continue;
-        }
-        if !cursor.goto_parent() {
-            break;
-        }
-        names.leave();
-        descend = false;
-    }
 }
 
 /// Records one match of the query: a definition or scope, or an import.
