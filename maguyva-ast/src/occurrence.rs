@@ -234,10 +234,9 @@ fn clean(name: &str) -> Option<&str> {
 
 /// A use of a name, before it is attached to a definition.
 #[derive(Debug, Clone, Copy)]
-struct Use {
-    /// The name's bytes in the source.
-    start: usize,
-    end: usize,
+struct Use<'s> {
+    /// The name, cleaned, borrowed from the source.
+    name: &'s str,
     /// The line of the name, and of the node that holds it (a call's
     /// callee may sit lines below the call).
     leaf_line: u32,
@@ -250,7 +249,7 @@ struct Use {
 pub(crate) struct NameWalk<'s> {
     kinds: &'static KindTable,
     source: &'s str,
-    uses: Vec<Use>,
+    uses: Vec<Use<'s>>,
     callee_leaves: HashSet<usize>,
     /// Whether each node on the path from the root is a macro token tree;
     /// asking a node for its parent walks down from the root, so the walk
@@ -292,11 +291,10 @@ impl<'s> NameWalk<'s> {
             found = Some((node, call));
         }
         if let Some((leaf, call)) = found
-            && self.source.get(leaf.byte_range()).and_then(clean).is_some()
+            && let Some(name) = self.source.get(leaf.byte_range()).and_then(clean)
         {
             self.uses.push(Use {
-                start: leaf.start_byte(),
-                end: leaf.end_byte(),
+                name,
                 leaf_line: leaf.start_position().row as u32 + 1,
                 node_line: node.start_position().row as u32 + 1,
                 call,
@@ -317,7 +315,6 @@ impl<'s> NameWalk<'s> {
     /// Every use of a name, attached to its innermost definition among
     /// `symbols`; the names of the definitions themselves do not count.
     pub(crate) fn finish(self, symbols: &[Symbol]) -> Vec<Occurrence> {
-        let source = self.source;
         let defined: HashSet<(u32, &str)> =
             symbols.iter().map(|s| (s.name_line, s.name.as_str())).collect();
         // Definitions by start line, to find the innermost one around a line.
@@ -331,7 +328,7 @@ impl<'s> NameWalk<'s> {
         // Names borrowed from the source, so that lookups never allocate.
         let mut index: HashMap<(Option<u32>, &str, bool), usize> = HashMap::new();
         for u in self.uses {
-            let Some(name) = source.get(u.start..u.end).and_then(clean) else { continue };
+            let name = u.name;
             if defined.contains(&(u.leaf_line, name)) || out.len() >= MAX_PER_FILE {
                 continue;
             }

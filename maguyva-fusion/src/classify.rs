@@ -178,6 +178,12 @@ fn is_pascal_word(w: &str) -> bool {
         && w.chars().any(char::is_lowercase)
 }
 
+/// A query word without the punctuation around it, keeping what a
+/// qualified name holds (`Rack::Response`, `a.b.C`, `Foo#bar`).
+fn name_token(w: &str) -> &str {
+    w.trim_matches(|c: char| !(is_identifier_char(c) || c == ':' || c == '.' || c == '#'))
+}
+
 /// `a.b.C`, `Rack::Response`, `Foo#bar`: a qualified name.
 fn is_qualified(w: &str) -> bool {
     let parts: Vec<&str> = w.split(['.', ':', '#']).filter(|p| !p.is_empty()).collect();
@@ -238,14 +244,7 @@ pub fn named_identifiers(query: &str) -> Vec<&str> {
     query
         .split_whitespace()
         .enumerate()
-        .map(|(i, w)| {
-            (
-                i,
-                w.trim_matches(|c: char| {
-                    !(is_identifier_char(c) || c == ':' || c == '.' || c == '#')
-                }),
-            )
-        })
+        .map(|(i, w)| (i, name_token(w)))
         .filter(|&(i, w)| {
             !w.is_empty()
                 && (is_camel(w)
@@ -281,9 +280,7 @@ impl IntentClassifier {
         let described = fires[0]
             && words.len() > DESCRIPTION_WORDS
             && !words[1..].iter().any(|w| {
-                let w = w.trim_matches(|c: char| {
-                    !(is_identifier_char(c) || c == ':' || c == '.' || c == '#')
-                });
+                let w = name_token(w);
                 is_camel(w) || is_snake(w) || is_qualified(w)
             });
         let mixed = described || fires.iter().filter(|&&f| f).count() > 1;
@@ -323,11 +320,7 @@ impl IntentClassifier {
         let single = words.len() == 1;
         let identifiers = words
             .iter()
-            .map(|w| {
-                w.trim_matches(|c: char| {
-                    !(is_identifier_char(c) || c == ':' || c == '.' || c == '#')
-                })
-            })
+            .map(|w| name_token(w))
             .filter(|w| {
                 is_camel(w) || is_snake(w) || is_qualified(w) || (single && is_pascal_word(w))
             })

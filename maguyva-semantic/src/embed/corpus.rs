@@ -309,11 +309,10 @@ impl Embedder for CorpusModel {
     }
 
     fn embed(&self, texts: &[&str], _role: Role) -> Result<Vectors> {
-        let mut data = vec![0f32; texts.len() * self.dim];
-        data.par_chunks_mut(self.dim.max(1))
-            .zip(texts.par_iter())
-            .for_each(|(out, t)| self.embed_one(t, out));
-        Ok(Vectors::Dense { dim: self.dim, data })
+        Vectors::dense_rows(self.dim, texts, |t, out| {
+            self.embed_one(t, out);
+            Ok(())
+        })
     }
 }
 

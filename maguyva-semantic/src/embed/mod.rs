@@ -54,6 +54,20 @@ impl Vectors {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
+
+    /// Dense vectors of `dim` dimensions, one per text, each written in
+    /// parallel by `embed_one` into its zeroed row.
+    pub(crate) fn dense_rows<F>(dim: usize, texts: &[&str], embed_one: F) -> Result<Vectors>
+    where
+        F: Fn(&str, &mut [f32]) -> Result<()> + Sync,
+    {
+        use rayon::prelude::*;
+        let mut data = vec![0f32; texts.len() * dim];
+        data.par_chunks_mut(dim.max(1))
+            .zip(texts.par_iter())
+            .try_for_each(|(out, t)| embed_one(t, out))?;
+        Ok(Vectors::Dense { dim, data })
+    }
 }
 
 /// Turns text into vectors.

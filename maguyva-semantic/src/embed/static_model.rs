@@ -6,7 +6,6 @@
 
 use super::{Embedder, Role, Vectors};
 use crate::error::{Error, Result};
-use rayon::prelude::*;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -243,11 +242,7 @@ impl Embedder for StaticModel {
     }
 
     fn embed(&self, texts: &[&str], _role: Role) -> Result<Vectors> {
-        let mut data = vec![0f32; texts.len() * self.dim];
-        data.par_chunks_mut(self.dim.max(1))
-            .zip(texts.par_iter())
-            .try_for_each(|(out, t)| self.embed_one(t, out))?;
-        Ok(Vectors::Dense { dim: self.dim, data })
+        Vectors::dense_rows(self.dim, texts, |t, out| self.embed_one(t, out))
     }
 }
 
