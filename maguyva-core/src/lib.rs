@@ -36,6 +36,7 @@ pub use crate::{
     manifest::{Changes, FileEntry, MANIFEST_FILE, Manifest},
     modality::{Modality, ParseModalityError},
     outline::{OutlineSpan, SyntaxChunker},
+    paths::{FileRole, file_stem, is_test_path},
     progress::{NoProgress, Progress},
     query::{MAX_QUERY_CHARS, MatchMode, Query},
     retriever::Retriever,
@@ -55,6 +56,7 @@ mod language;
 mod manifest;
 mod modality;
 mod outline;
+mod paths;
 mod progress;
 mod query;
 mod retriever;

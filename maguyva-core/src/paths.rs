@@ -1,0 +1,150 @@
+//! What a file's path says about its part in a repository: code, its
+//! tests and examples, or other text (documentation, data, configuration).
+//! Ranking uses it to put the code a question is about above the files that
+//! exercise or describe it.
+
+use crate::language::Language;
+use serde::{Deserialize, Serialize};
+
+/// The part a file plays in a repository.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[repr(u8)]
+pub enum FileRole {
+    /// Source code in a recognised language.
+    Source = 0,
+    /// A test, example, benchmark, fixture or generated file.
+    Test = 1,
+    /// Text in no recognised language: documentation, data, configuration.
+    Other = 2,
+}
+
+impl FileRole {
+    /// The role of a file with this path (relative, `/`-separated) and
+    /// detected language.
+    pub fn of(path: &str, language: Option<Language>) -> FileRole {
+        if is_test_path(path) {
+            FileRole::Test
+        } else if language.is_none() {
+            FileRole::Other
+        } else {
+            FileRole::Source
+        }
+    }
+
+    /// The role stored as `byte`, or `None` for an unknown byte.
+    pub fn from_byte(byte: u8) -> Option<FileRole> {
+        match byte {
+            0 => Some(FileRole::Source),
+            1 => Some(FileRole::Test),
+            2 => Some(FileRole::Other),
+            _ => None,
+        }
+    }
+}
+
+/// Whether a path (relative, `/`-separated) is a test, example, benchmark,
+/// fixture, documentation sample or generated file by the conventions of the
+/// common ecosystems.
+pub fn is_test_path(path: &str) -> bool {
+    const DIRS: [&str; 23] = [
+        "test",
+        "tests",
+        "__tests__",
+        "spec",
+        "specs",
+        "testing",
+        "testdata",
+        "test_data",
+        "fixtures",
+        "example",
+        "examples",
+        "bench",
+        "benches",
+        "benchmark",
+        "benchmarks",
+        "e2e",
+        "sample",
+        "samples",
+        "snippets",
+        "demo",
+        "demos",
+        "doc",
+        "docs",
+    ];
+    let mut parts = path.split('/');
+    let file = parts.next_back().unwrap_or("");
+    if parts.any(|d| DIRS.contains(&d.to_ascii_lowercase().as_str())) {
+        return true;
+    }
+    let stem = file.split('.').next().unwrap_or(file);
+    let lower = file.to_ascii_lowercase();
+    stem.starts_with("test_")
+        || stem.ends_with("_test")
+        || stem.ends_with("_tests")
+        || stem.ends_with("_spec")
+        || stem.ends_with("Test")
+        || stem.ends_with("Tests")
+        || stem.ends_with("Spec")
+        || stem.ends_with("_bench")
+        || lower.contains(".test.")
+        || lower.contains(".spec.")
+        || lower.contains(".generated.")
+        || lower.ends_with(".pb.go")
+        || lower.ends_with("_pb2.py")
+        || lower.ends_with(".g.dart")
+}
+
+/// A file name without its directories and extensions: `Infallible` for
+/// `RxSwift/Traits/Infallible.swift`, `scanscalar` for `src/scanscalar.h`,
+/// `Infallible+Operators` for `Infallible+Operators.swift`. A name that is
+/// all extension (`.gitignore`) is kept whole.
+pub fn file_stem(path: &str) -> &str {
+    let file = path.rsplit('/').next().unwrap_or(path);
+    match file.find('.') {
+        Some(0) | None => file,
+        Some(i) => &file[..i],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn test_paths() {
+        for p in [
+            "tests/test_client.py",
+            "src/__tests__/cart.ts",
+            "pkg/router_test.go",
+            "src/main/java/FooTest.java",
+            "spec/models/cart_spec.rb",
+            "lib/cart.test.js",
+            "examples/hello.rs",
+            "benches/text.rs",
+            "api/v1/types.pb.go",
+            "src/Snippets/Docs/Registry.cs",
+            "docs/examples/basic.py",
+        ] {
+            assert!(is_test_path(p), "{p}");
+        }
+        for p in ["src/router.go", "lib/contest.py", "src/testing_utils_not.rs", "attest.c"] {
+            assert!(!is_test_path(p), "{p}");
+        }
+    }
+
+    #[test]
+    fn roles_and_stems() {
+        assert_eq!(FileRole::of("src/a.rs", Some(Language::Rust)), FileRole::Source);
+        assert_eq!(FileRole::of("src/a_test.go", Some(Language::Go)), FileRole::Test);
+        assert_eq!(FileRole::of("README.md", None), FileRole::Other);
+        for r in [FileRole::Source, FileRole::Test, FileRole::Other] {
+            assert_eq!(FileRole::from_byte(r as u8), Some(r));
+        }
+        assert_eq!(FileRole::from_byte(9), None);
+        assert_eq!(file_stem("RxSwift/Traits/Infallible.swift"), "Infallible");
+        assert_eq!(file_stem("a/Infallible+Operators.swift"), "Infallible+Operators");
+        assert_eq!(file_stem("lib/cart.test.js"), "cart");
+        assert_eq!(file_stem(".gitignore"), ".gitignore");
+        assert_eq!(file_stem("Makefile"), "Makefile");
+    }
+}
