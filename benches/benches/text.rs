@@ -23,16 +23,29 @@ fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("text");
     group.sample_size(10);
     group.bench_function("build_2000_files", |b| {
-        b.iter(|| TextIndexBuilder::new().build(&content, &documents, &path_refs))
+        b.iter(|| TextIndexBuilder::new().build(&content, &documents, &path_refs, &[]))
     });
     group.finish();
 
     let index =
-        TextIndexBuilder::new().build(&content, &documents, &path_refs).expect("index builds");
+        TextIndexBuilder::new().build(&content, &documents, &path_refs, &[]).expect("index builds");
     let params = KeywordParams::default();
     c.bench_function("text/keyword_query", |b| {
         b.iter(|| {
             index.keyword(&fragments, black_box("parse the request header timeout"), params, 50)
+        })
+    });
+    // Every file-level feature on: name field, further evidence, role factors.
+    let fielded = KeywordParams {
+        name_weight: 1.0,
+        file_evidence: 0.1,
+        test_factor: 0.8,
+        other_factor: 0.25,
+        ..KeywordParams::default()
+    };
+    c.bench_function("text/keyword_query_fielded", |b| {
+        b.iter(|| {
+            index.keyword(&fragments, black_box("parse the request header timeout"), fielded, 50)
         })
     });
     c.bench_function("text/literal_rare", |b| {

@@ -1,7 +1,6 @@
 //! The text modality's index: trigram postings for literals and regexes, and
 //! BM25 for keyword queries, over the fragments shared by all modalities.
 
-use crate::bm25::top_k;
 use crate::bm25::{Bm25Index, Bm25Params, Bm25Parts};
 use crate::error::{Error, Result};
 use crate::plan::{TrigramQuery, plan};
@@ -10,8 +9,8 @@ use crate::trigram;
 use maguyva_core::Analyzer;
 use maguyva_core::store::{self, FormatVersion};
 use maguyva_core::{
-    ChunkId, ContentStore, FileId, FragmentTable, Hit, LineSpan, MatchMode, Modality, Query,
-    Retriever, sort_hits,
+    ChunkId, ContentStore, FileId, FileRole, FragmentTable, Hit, LineSpan, MatchMode, Modality,
+    Query, Retriever, file_stem, sort_hits,
 };
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -22,14 +21,17 @@ use std::sync::Arc;
 pub const TEXT_FILE: &str = "text.mgv";
 
 /// Text index format. Changelog: v1 initial (trigram postings, BM25 with an fst
-/// term dictionary); v2 stored analyzer and a BM25 field over file paths.
-pub const TEXT_FORMAT: FormatVersion = FormatVersion { kind: *b"TEXT", current: 2, oldest: 2 };
+/// term dictionary); v2 stored analyzer and a BM25 field over file paths; v3
+/// a BM25 field over file names and each file's role.
+pub const TEXT_FORMAT: FormatVersion = FormatVersion { kind: *b"TEXT", current: 3, oldest: 3 };
 
 /// How much a match in the file's path counts against a match in the
 /// fragment's text; set by measurement on the development benchmark.
 pub const DEFAULT_PATH_WEIGHT: f32 = 1.0;
 
-/// Query-time settings of keyword ranking.
+/// Query-time settings of keyword ranking. A file's score is its best
+/// fragment's, plus a share of its next best fragments' (a long file that
+/// answers in several places), times the factor of its role.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct KeywordParams {
@@ -37,13 +39,35 @@ pub struct KeywordParams {
     pub bm25: Bm25Params,
     /// Weight of the path field's BM25 score, added to every fragment of the file.
     pub path_weight: f32,
+    /// Weight of the file-name field's BM25 score (the name without folders
+    /// and extension), added to every fragment of the file.
+    pub name_weight: f32,
+    /// Share of the file's next best fragments' scores added to its best.
+    pub file_evidence: f32,
+    /// Factor on the score of tests, examples, benchmarks and generated files.
+    pub test_factor: f32,
+    /// Factor on the score of text in no recognised language (documentation,
+    /// data, configuration).
+    pub other_factor: f32,
 }
 
 impl Default for KeywordParams {
     fn default() -> Self {
-        KeywordParams { bm25: Bm25Params::default(), path_weight: DEFAULT_PATH_WEIGHT }
+        KeywordParams {
+            bm25: Bm25Params::default(),
+            path_weight: DEFAULT_PATH_WEIGHT,
+            name_weight: 0.0,
+            file_evidence: 0.0,
+            test_factor: 1.0,
+            other_factor: 1.0,
+        }
     }
 }
+
+/// Fragments beyond a file's best whose scores count as its further
+/// evidence: enough to tell a file that answers in several places from one
+/// with a single match, without letting a huge file win by size.
+const EVIDENCE_FRAGMENTS: usize = 3;
 
 /// Matches counted per file before counting stops; ranking only needs to
 /// know that a file matches often.
@@ -74,18 +98,25 @@ impl TextIndexBuilder {
     /// Indexes the files of `content`, split into `fragments`.
     /// `documents[c]` is the indexed text of chunk `c` (see
     /// `ContentStore::fragment_documents`); `paths[f]` is file `f`'s path,
-    /// indexed as a field of its own.
+    /// indexed as a field of its own, and so is its name; `roles[f]` is its
+    /// role (all `Source` when empty).
     pub fn build<S: AsRef<str> + Sync>(
         &self,
         content: &ContentStore,
         documents: &[S],
         paths: &[&str],
+        roles: &[FileRole],
     ) -> Result<TextIndex> {
         let texts: Vec<&str> = (0..content.len()).map(|f| content.text(FileId(f as u32))).collect();
         let trigrams = TrigramPostings::build(&texts);
         let bm25 = Bm25Index::build(documents, self.analyzer)?;
-        let paths = Bm25Index::build(paths, self.analyzer)?;
-        Ok(TextIndex { trigrams, bm25, paths })
+        let names: Vec<&str> = paths.iter().map(|p| file_stem(p)).collect();
+        let names = Bm25Index::build(&names, self.analyzer)?;
+        let paths_index = Bm25Index::build(paths, self.analyzer)?;
+        let roles = (0..paths.len())
+            .map(|f| roles.get(f).copied().unwrap_or(FileRole::Source) as u8)
+            .collect();
+        Ok(TextIndex { trigrams, bm25, paths: paths_index, names, roles })
     }
 }
 
@@ -95,6 +126,8 @@ pub struct TextIndex {
     trigrams: TrigramPostings,
     bm25: Bm25Index,
     paths: Bm25Index,
+    names: Bm25Index,
+    roles: Vec<u8>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -102,6 +135,8 @@ struct Stored {
     trigrams: TrigramPostings,
     bm25: Bm25Parts,
     paths: Bm25Parts,
+    names: Bm25Parts,
+    roles: Vec<u8>,
 }
 
 impl TextIndex {
@@ -121,6 +156,8 @@ impl TextIndex {
             trigrams: &self.trigrams,
             bm25: self.bm25.parts(),
             paths: self.paths.parts(),
+            names: self.names.parts(),
+            roles: &self.roles,
         };
         Ok(store::save(&gen_dir.join(TEXT_FILE), TEXT_FORMAT, "text index", &stored)?)
     }
@@ -144,7 +181,15 @@ impl TextIndex {
         if paths.document_count() != files {
             return Err(corrupt("path field does not match the files"));
         }
-        Ok(TextIndex { trigrams: stored.trigrams, bm25, paths })
+        let names =
+            Bm25Index::from_parts(stored.names).map_err(|_| corrupt("damaged file-name field"))?;
+        if names.document_count() != files
+            || stored.roles.len() != files
+            || stored.roles.iter().any(|&r| FileRole::from_byte(r).is_none())
+        {
+            return Err(corrupt("file names or roles do not match the files"));
+        }
+        Ok(TextIndex { trigrams: stored.trigrams, bm25, paths, names, roles: stored.roles })
     }
 
     /// Fragments containing `literal`, verified against the text; most
@@ -229,8 +274,10 @@ impl TextIndex {
         Ok(hits)
     }
 
-    /// The best `limit` fragments for a keyword query: BM25 over the
-    /// fragment's text plus the weighted BM25 of its file's path.
+    /// The best `limit` files for a keyword query, each as its best
+    /// fragment: a fragment scores BM25 over its text plus the weighted BM25
+    /// of its file's path and name; a file scores its best fragment plus a
+    /// share of its next best ones, times its role's factor.
     pub fn keyword(
         &self,
         fragments: &FragmentTable,
@@ -241,25 +288,102 @@ impl TextIndex {
         let terms: Vec<(String, f32)> =
             self.bm25.query_terms(text).into_iter().map(|(t, c)| (t, c as f32)).collect();
         let mut scores = self.bm25.score_all(&terms, params.bm25)?;
-        if params.path_weight > 0.0 {
-            let by_file = self.paths.score_all(&terms, params.bm25)?;
-            if by_file.iter().any(|&s| s > 0.0) {
-                for (chunk, frag) in fragments.iter() {
-                    if let (Some(s), Some(p)) =
-                        (scores.get_mut(chunk.index()), by_file.get(frag.file.index()))
-                    {
-                        *s += params.path_weight * p;
+        let mut by_file = vec![0f32; self.roles.len()];
+        for (field, weight) in
+            [(&self.paths, params.path_weight), (&self.names, params.name_weight)]
+        {
+            if weight > 0.0 {
+                for (f, s) in field.score_all(&terms, params.bm25)?.into_iter().enumerate() {
+                    if let Some(slot) = by_file.get_mut(f) {
+                        *slot += weight * s;
                     }
                 }
             }
         }
-        Ok(top_k(&scores, limit)
-            .into_iter()
-            .filter_map(|s| {
-                let f = fragments.try_get(s.chunk)?;
-                Some(Hit { chunk: s.chunk, file: f.file, lines: f.lines, score: s.score })
+        if by_file.iter().any(|&s| s > 0.0) {
+            for (chunk, frag) in fragments.iter() {
+                if let (Some(s), Some(p)) =
+                    (scores.get_mut(chunk.index()), by_file.get(frag.file.index()))
+                {
+                    *s += p;
+                }
+            }
+        }
+        Ok(self.rank_files(fragments, &scores, params, limit))
+    }
+
+    /// Files ranked by their fragments' scores: the best fragment, plus
+    /// `file_evidence` times the next best ones, times the role's factor.
+    /// Each file is returned once, as its best fragment.
+    fn rank_files(
+        &self,
+        fragments: &FragmentTable,
+        scores: &[f32],
+        params: KeywordParams,
+        limit: usize,
+    ) -> Vec<Hit> {
+        // Per file: its best fragment and the next EVIDENCE_FRAGMENTS scores.
+        #[derive(Clone, Copy)]
+        struct FileScore {
+            best: (f32, ChunkId),
+            next: [f32; EVIDENCE_FRAGMENTS],
+        }
+        let mut files: Vec<Option<FileScore>> = vec![None; self.roles.len()];
+        for (i, &s) in scores.iter().enumerate() {
+            if s <= 0.0 {
+                continue;
+            }
+            let chunk = ChunkId(i as u32);
+            let Some(frag) = fragments.try_get(chunk) else { continue };
+            let Some(slot) = files.get_mut(frag.file.index()) else { continue };
+            let entry =
+                slot.get_or_insert(FileScore { best: (s, chunk), next: [0.0; EVIDENCE_FRAGMENTS] });
+            if entry.best.1 == chunk {
+                continue;
+            }
+            let mut carry = s;
+            if s > entry.best.0 {
+                carry = entry.best.0;
+                entry.best = (s, chunk);
+            }
+            // Keep the next best scores sorted, largest first.
+            for n in entry.next.iter_mut() {
+                if carry > *n {
+                    std::mem::swap(n, &mut carry);
+                }
+            }
+        }
+        let factor = |f: usize| match self.roles.get(f).copied().and_then(FileRole::from_byte) {
+            Some(FileRole::Test) => params.test_factor,
+            Some(FileRole::Other) => params.other_factor,
+            _ => 1.0,
+        };
+        let mut ranked: Vec<(f32, usize, ChunkId)> = files
+            .iter()
+            .enumerate()
+            .filter_map(|(f, e)| {
+                let e = e.as_ref()?;
+                let evidence: f32 = e.next.iter().sum();
+                let score = (e.best.0 + params.file_evidence * evidence) * factor(f);
+                (score > 0.0).then_some((score, f, e.best.1))
             })
-            .collect())
+            .collect();
+        let cmp = |a: &(f32, usize, ChunkId), b: &(f32, usize, ChunkId)| {
+            b.0.total_cmp(&a.0).then(a.1.cmp(&b.1))
+        };
+        if ranked.len() > limit && limit > 0 {
+            ranked.select_nth_unstable_by(limit - 1, cmp);
+            ranked.truncate(limit);
+        }
+        ranked.sort_by(cmp);
+        ranked.truncate(limit);
+        ranked
+            .into_iter()
+            .filter_map(|(score, _, chunk)| {
+                let f = fragments.try_get(chunk)?;
+                Some(Hit { chunk, file: f.file, lines: f.lines, score })
+            })
+            .collect()
     }
 }
 
@@ -268,6 +392,8 @@ struct StoredRef<'a> {
     trigrams: &'a TrigramPostings,
     bm25: &'a Bm25Parts,
     paths: &'a Bm25Parts,
+    names: &'a Bm25Parts,
+    roles: &'a [u8],
 }
 
 impl TrigramQuery {
@@ -406,7 +532,8 @@ mod tests {
     #[test]
     fn literal_hits_point_at_the_matching_lines() {
         let (c, f) = corpus(&["a\nb\nc\nd\nlet x = ECONNREFUSED;\n", "nothing here\n"]);
-        let idx = TextIndexBuilder::new().build(&c, &c.fragment_documents(&f), &paths(&c)).unwrap();
+        let idx =
+            TextIndexBuilder::new().build(&c, &c.fragment_documents(&f), &paths(&c), &[]).unwrap();
         let hits = idx.literal(&c, &f, "ECONNREFUSED", false, 10).unwrap();
         assert_eq!(hits.len(), 1);
         assert_eq!(hits[0].lines, LineSpan::line(5));
@@ -418,7 +545,8 @@ mod tests {
     #[test]
     fn regex_search_and_errors() {
         let (c, f) = corpus(&["fn parse_config() {}\n", "fn parse_args() {}\n", "struct X;\n"]);
-        let idx = TextIndexBuilder::new().build(&c, &c.fragment_documents(&f), &paths(&c)).unwrap();
+        let idx =
+            TextIndexBuilder::new().build(&c, &c.fragment_documents(&f), &paths(&c), &[]).unwrap();
         let hits = idx.regex(&c, &f, r"fn parse_\w+", false, 10).unwrap();
         assert_eq!(files(&hits), vec![0, 1]);
         assert!(matches!(idx.regex(&c, &f, "(unclosed", false, 10), Err(Error::InvalidRegex(_))));
@@ -427,7 +555,8 @@ mod tests {
     #[test]
     fn save_load_and_reject_mismatch() {
         let (c, f) = corpus(&["hello world\n", "second file\n"]);
-        let idx = TextIndexBuilder::new().build(&c, &c.fragment_documents(&f), &paths(&c)).unwrap();
+        let idx =
+            TextIndexBuilder::new().build(&c, &c.fragment_documents(&f), &paths(&c), &[]).unwrap();
         let dir = tempfile::tempdir().unwrap();
         idx.save(dir.path()).unwrap();
         let again = TextIndex::load(dir.path(), 2, f.len()).unwrap();
@@ -436,6 +565,62 @@ mod tests {
             idx.keyword(&f, "hello", KeywordParams::default(), 5).unwrap()
         );
         assert!(TextIndex::load(dir.path(), 3, f.len()).is_err());
+    }
+
+    /// A corpus of named files, one fragment per three lines.
+    fn named(files: &[(&str, &str)], roles: &[FileRole]) -> (TextIndex, FragmentTable) {
+        let texts: Vec<&str> = files.iter().map(|f| f.1).collect();
+        let (c, f) = corpus(&texts);
+        let paths: Vec<&str> = files.iter().map(|f| f.0).collect();
+        let idx =
+            TextIndexBuilder::new().build(&c, &c.fragment_documents(&f), &paths, roles).unwrap();
+        (idx, f)
+    }
+
+    fn ranked(idx: &TextIndex, f: &FragmentTable, q: &str, params: KeywordParams) -> Vec<u32> {
+        idx.keyword(f, q, params, 10).unwrap().iter().map(|h| h.file.0).collect()
+    }
+
+    #[test]
+    fn keyword_results_are_one_per_file() {
+        let (idx, f) = named(
+            &[("a.rs", "retry\nx\ny\nretry again\nz\nw\nretry\n"), ("b.rs", "retry once\n")],
+            &[],
+        );
+        let files = ranked(&idx, &f, "retry", KeywordParams::default());
+        assert_eq!(files.len(), 2);
+        assert_ne!(files[0], files[1]);
+    }
+
+    #[test]
+    fn further_evidence_lifts_a_file_that_answers_in_several_places() {
+        // File 0 holds one strong fragment; file 1 two slightly weaker ones.
+        let strong = "socket timeout socket timeout\nfiller\nfiller\n";
+        let weaker = "socket timeout\nfiller\nfiller\nsocket timeout\nfiller\nfiller\n";
+        let (idx, f) = named(&[("one.rs", strong), ("two.rs", weaker)], &[]);
+        let off = KeywordParams { path_weight: 0.0, ..KeywordParams::default() };
+        assert_eq!(ranked(&idx, &f, "socket timeout", off)[0], 0);
+        let on = KeywordParams { file_evidence: 0.75, ..off };
+        assert_eq!(ranked(&idx, &f, "socket timeout", on)[0], 1);
+    }
+
+    #[test]
+    fn roles_and_names_move_files() {
+        let files = [
+            ("src/cart_test.rs", "cart total price\n"),
+            ("README.md", "cart total price\n"),
+            ("src/billing.rs", "cart total price\n"),
+            ("src/cart.rs", "fn add() {}\nprice\n"),
+        ];
+        let roles = [FileRole::Test, FileRole::Other, FileRole::Source, FileRole::Source];
+        let (idx, f) = named(&files, &roles);
+        let plain = KeywordParams { path_weight: 0.0, ..KeywordParams::default() };
+        let tie = ranked(&idx, &f, "cart total", plain);
+        assert_eq!(&tie[..3], &[0, 1, 2], "equal scores keep file order");
+        let demoted = KeywordParams { test_factor: 0.5, other_factor: 0.5, ..plain };
+        assert_eq!(ranked(&idx, &f, "cart total", demoted)[0], 2);
+        let named_after = KeywordParams { name_weight: 5.0, ..demoted };
+        assert_eq!(ranked(&idx, &f, "cart total", named_after)[0], 3);
     }
 
     fn naive(texts: &[String], needle: &str, ci: bool) -> Vec<u32> {
@@ -456,7 +641,7 @@ mod tests {
         ) {
             let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
             let (c, f) = corpus(&refs);
-            let idx = TextIndexBuilder::new().build(&c, &c.fragment_documents(&f), &paths(&c)).unwrap();
+            let idx = TextIndexBuilder::new().build(&c, &c.fragment_documents(&f), &paths(&c), &[]).unwrap();
             let hits = idx.literal(&c, &f, &needle, ci, usize::MAX).unwrap();
             prop_assert_eq!(files(&hits), naive(&texts, &needle, ci));
         }
@@ -472,7 +657,7 @@ mod tests {
         ) {
             let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
             let (c, f) = corpus(&refs);
-            let idx = TextIndexBuilder::new().build(&c, &c.fragment_documents(&f), &paths(&c)).unwrap();
+            let idx = TextIndexBuilder::new().build(&c, &c.fragment_documents(&f), &paths(&c), &[]).unwrap();
             let hits = idx.regex(&c, &f, &pattern, ci, usize::MAX).unwrap();
             let re = regex::RegexBuilder::new(&pattern).case_insensitive(ci).build().unwrap();
             let expect: Vec<u32> = texts.iter().enumerate().filter(|(_, t)| re.is_match(t)).map(|(i, _)| i as u32).collect();

@@ -17,8 +17,9 @@
 //! let fragments = FragmentTable::line_windows(&corpus, &LineChunker::default());
 //! let content = ContentStore::new(corpus.files.iter().map(|f| f.text.clone()).collect());
 //! let paths: Vec<&str> = corpus.files.iter().map(|f| f.path.as_str()).collect();
+//! let roles: Vec<FileRole> = corpus.files.iter().map(|f| FileRole::of(&f.path, f.language)).collect();
 //! let documents = content.fragment_documents(&fragments);
-//! let index = maguyva_trigram::TextIndexBuilder::new().build(&content, &documents, &paths)?;
+//! let index = maguyva_trigram::TextIndexBuilder::new().build(&content, &documents, &paths, &roles)?;
 //! let hits = index.literal(&content, &fragments, "ECONNREFUSED", false, 10)?;
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```

@@ -6,8 +6,8 @@ use super::settings::IndexSettings;
 use super::{FRAGMENTS_FILE, FRAGMENTS_FORMAT, Index, IndexParts};
 use maguyva_ast::{FileOutline, SymbolKind, SymbolTable};
 use maguyva_core::{
-    Analyzer, ContentStore, CorpusBuilder, FileEntry, FileId, FragmentTable, IndexDir, Manifest,
-    OutlineSpan, Progress, Result, Skipped, store,
+    Analyzer, ContentStore, CorpusBuilder, FileEntry, FileId, FileRole, FragmentTable, IndexDir,
+    Manifest, OutlineSpan, Progress, Result, Skipped, store,
 };
 use maguyva_graph::{CallGraph, DefKind, Definition, FileInfo, GraphBuilder, Import, Use};
 use maguyva_semantic::{EmbedStats, Embedder, VectorIndex, VectorIndexBuilder};
@@ -244,7 +244,8 @@ pub fn build_index(
     progress.stage("indexing text", 0);
     let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
     let documents = content.fragment_documents(&fragments);
-    let text = TextIndexBuilder::new().build(&content, &documents, &paths)?;
+    let roles: Vec<FileRole> = files.iter().map(|f| FileRole::of(&f.path, f.language)).collect();
+    let text = TextIndexBuilder::new().build(&content, &documents, &paths, &roles)?;
     stage("text index", &mut t);
 
     progress.stage("embedding", 0);
