@@ -145,6 +145,15 @@ pub struct Classification {
     pub mixed: bool,
 }
 
+impl Classification {
+    /// Whether the query is a question or phrase naming an identifier among
+    /// other words (rule 5 below the bare identifier's confidence), rather
+    /// than the bare name or a definition keyword.
+    pub fn names_in_question(&self) -> bool {
+        self.rule == Rule::Identifier && self.confidence < CONFIDENCE_BARE_IDENTIFIER
+    }
+}
+
 /// Classifies queries by SPEC's ordered rules.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct IntentClassifier;

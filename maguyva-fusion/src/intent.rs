@@ -1,6 +1,7 @@
 //! The six intents of SPEC "Intent classification" and their weight profiles
 //! (SPEC "Weight profiles").
 
+use crate::classify::Classification;
 use crate::weights::ModalityWeights;
 use serde::{Deserialize, Serialize};
 
@@ -91,6 +92,12 @@ pub struct WeightProfile {
     pub impact_analysis: ModalityWeights,
     /// exact_match.
     pub exact_match: ModalityWeights,
+    /// find_definition asked as a question that names an identifier
+    /// (`how parseConfig reads defaults`) rather than as the bare name: such
+    /// a question wants the code about the name as much as its definition.
+    /// SPEC gives it find_definition's weights; the default ranking learns
+    /// its own.
+    pub find_definition_in_question: ModalityWeights,
 }
 
 impl Default for WeightProfile {
@@ -102,11 +109,22 @@ impl Default for WeightProfile {
             find_similar: Intent::FindSimilar.profile(),
             impact_analysis: Intent::ImpactAnalysis.profile(),
             exact_match: Intent::ExactMatch.profile(),
+            find_definition_in_question: Intent::FindDefinition.profile(),
         }
     }
 }
 
 impl WeightProfile {
+    /// The weights for a classified query: its intent's, except for a
+    /// find_definition question that names an identifier inside other words.
+    pub fn weights_for(&self, intent: Intent, c: &Classification) -> ModalityWeights {
+        if intent == Intent::FindDefinition && c.names_in_question() {
+            self.find_definition_in_question
+        } else {
+            self.weights(intent)
+        }
+    }
+
     /// The weights of one intent.
     pub fn weights(&self, intent: Intent) -> ModalityWeights {
         match intent {
@@ -144,6 +162,25 @@ mod tests {
             assert_eq!(WeightProfile::default().weights(intent), w);
         }
         assert!(Intent::ExactMatch.profile().active().iter().all(|&m| m != Modality::Semantic));
+    }
+
+    #[test]
+    fn a_question_naming_an_identifier_has_its_own_weights() {
+        use crate::IntentClassifier;
+        let p = WeightProfile {
+            find_definition_in_question: ModalityWeights::new(0.5, 1.0, 0.1, 0.0),
+            ..WeightProfile::default()
+        };
+        let classify = |q: &str| IntentClassifier::new().classify(q);
+        let bare = classify("parseConfig");
+        assert_eq!(p.weights_for(bare.intent, &bare), p.find_definition);
+        let question = classify("how parseConfig reads the defaults");
+        assert_eq!(question.intent, Intent::FindDefinition);
+        assert_eq!(p.weights_for(question.intent, &question), p.find_definition_in_question);
+        let keyword = classify("fn parse_config");
+        assert_eq!(p.weights_for(keyword.intent, &keyword), p.find_definition);
+        let plain = classify("how are routes registered");
+        assert_eq!(p.weights_for(plain.intent, &plain), p.understand_code);
     }
 
     #[test]

@@ -24,8 +24,8 @@ pub use crate::{
     preset::{FusionStrategy, Preset},
     rrf::{Contribution, FusedHit, FusionContext, FusionParams, NoContext, fuse},
     signals::{
-        FileFacts, PATH_WORDS_LIFT, QUERY_SYMBOL_LIFT, Signals, TEST_FILE_FACTOR, file_prior,
-        is_test_path, path_word_share,
+        FileFacts, NAMED_FILE_LIFT, PATH_WORDS_LIFT, QUERY_SYMBOL_LIFT, Signals, TEST_FILE_FACTOR,
+        file_prior, folded_name, is_test_path, path_word_share,
     },
     weights::{
         BOOST_SCALE, MAX_BOOST, ModalityWeights, RRF_K_DEFAULT, RRF_K_THOROUGH, VENDOR_FACTOR,

@@ -15,75 +15,65 @@ pub const PATH_WORDS_LIFT: f32 = 0.15;
 /// The lift of a file that defines a symbol named in the query.
 pub const QUERY_SYMBOL_LIFT: f32 = 0.15;
 
-/// Which signals run; on by default are the ones that measured better on
-/// the development benchmark (doc/ranking.md has the figures).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+/// The lift of a file named after a symbol the query names.
+pub const NAMED_FILE_LIFT: f32 = 0.15;
+
+/// Which signals run, and how strongly. The switches and strengths of the
+/// default ranking are learned (doc/ranking.md); `Signals::NONE` is SPEC's
+/// recipe alone.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Signals {
     /// Tests, examples, benchmarks and generated files rank below the code.
     pub test_files: bool,
+    /// The factor on such a file's fused score.
+    pub test_file_factor: f32,
     /// Query words in a file's name lift it.
     pub path_words: bool,
+    /// The lift when every query word is in the file's name.
+    pub path_words_lift: f32,
     /// A file defining a symbol that the query names, exactly as written
     /// (`Router`, or `how IntoResponse converts ...`), is lifted.
     pub query_symbols: bool,
+    /// That lift.
+    pub query_symbol_lift: f32,
+    /// A file named after a symbol that the query names (`Infallible.swift`
+    /// for `Infallible`, not `Infallible+Operators.swift`) is lifted.
+    pub named_file: bool,
+    /// That lift.
+    pub named_file_lift: f32,
 }
 
 impl Default for Signals {
     fn default() -> Self {
-        Signals { test_files: true, path_words: true, query_symbols: true }
+        Signals {
+            test_files: true,
+            test_file_factor: TEST_FILE_FACTOR,
+            path_words: true,
+            path_words_lift: PATH_WORDS_LIFT,
+            query_symbols: true,
+            query_symbol_lift: QUERY_SYMBOL_LIFT,
+            named_file: false,
+            named_file_lift: NAMED_FILE_LIFT,
+        }
     }
 }
 
 impl Signals {
     /// Every signal off: SPEC's recipe alone.
-    pub const NONE: Signals =
-        Signals { test_files: false, path_words: false, query_symbols: false };
+    pub const NONE: Signals = Signals {
+        test_files: false,
+        test_file_factor: TEST_FILE_FACTOR,
+        path_words: false,
+        path_words_lift: PATH_WORDS_LIFT,
+        query_symbols: false,
+        query_symbol_lift: QUERY_SYMBOL_LIFT,
+        named_file: false,
+        named_file_lift: NAMED_FILE_LIFT,
+    };
 }
 
-/// Whether a path (relative, `/`-separated) is a test, example, benchmark,
-/// fixture or generated file by the conventions of the common ecosystems.
-pub fn is_test_path(path: &str) -> bool {
-    const DIRS: [&str; 16] = [
-        "test",
-        "tests",
-        "__tests__",
-        "spec",
-        "specs",
-        "testing",
-        "testdata",
-        "test_data",
-        "fixtures",
-        "example",
-        "examples",
-        "bench",
-        "benches",
-        "benchmark",
-        "benchmarks",
-        "e2e",
-    ];
-    let mut parts = path.split('/');
-    let file = parts.next_back().unwrap_or("");
-    if parts.any(|d| DIRS.contains(&d.to_ascii_lowercase().as_str())) {
-        return true;
-    }
-    let stem = file.split('.').next().unwrap_or(file);
-    let lower = file.to_ascii_lowercase();
-    stem.starts_with("test_")
-        || stem.ends_with("_test")
-        || stem.ends_with("_tests")
-        || stem.ends_with("_spec")
-        || stem.ends_with("Test")
-        || stem.ends_with("Tests")
-        || stem.ends_with("Spec")
-        || stem.ends_with("_bench")
-        || lower.contains(".test.")
-        || lower.contains(".spec.")
-        || lower.contains(".generated.")
-        || lower.ends_with(".pb.go")
-        || lower.ends_with("_pb2.py")
-        || lower.ends_with(".g.dart")
-}
+pub use maguyva_core::is_test_path;
 
 /// The share of `query_words` found among the words of a file's name (its
 /// stem, split at case and separators, compared case-insensitively).
@@ -113,6 +103,15 @@ pub struct FileFacts<'a> {
     pub path: &'a str,
     /// Whether it defines a symbol the query names.
     pub defines_named_symbol: bool,
+    /// Whether its name (without folders and extensions) is a symbol the
+    /// query names, letter case and `_`/`-` aside.
+    pub named_after_symbol: bool,
+}
+
+/// A name as file names and symbols are compared: lowercase, without `_`
+/// and `-` (`parse_config`, `ParseConfig` and `parse-config` are one).
+pub fn folded_name(name: &str) -> String {
+    name.chars().filter(|c| *c != '_' && *c != '-').flat_map(char::to_lowercase).collect()
 }
 
 /// The file prior of a file for a query with `query_words` under `signals`.
@@ -120,13 +119,16 @@ pub fn file_prior(signals: &Signals, query_words: &[String], file: FileFacts<'_>
     let path = file.path;
     let mut prior = 1.0;
     if signals.query_symbols && file.defines_named_symbol {
-        prior *= 1.0 + QUERY_SYMBOL_LIFT;
+        prior *= 1.0 + signals.query_symbol_lift;
+    }
+    if signals.named_file && file.named_after_symbol {
+        prior *= 1.0 + signals.named_file_lift;
     }
     if signals.test_files && is_test_path(path) {
-        prior *= TEST_FILE_FACTOR;
+        prior *= signals.test_file_factor;
     }
     if signals.path_words {
-        prior *= 1.0 + PATH_WORDS_LIFT * path_word_share(query_words, path);
+        prior *= 1.0 + signals.path_words_lift * path_word_share(query_words, path);
     }
     prior
 }
@@ -136,40 +138,28 @@ mod tests {
     use super::*;
 
     #[test]
-    fn test_paths() {
-        for p in [
-            "tests/test_client.py",
-            "src/__tests__/cart.ts",
-            "pkg/router_test.go",
-            "src/main/java/FooTest.java",
-            "spec/models/cart_spec.rb",
-            "lib/cart.test.js",
-            "examples/hello.rs",
-            "benches/text.rs",
-            "api/v1/types.pb.go",
-        ] {
-            assert!(is_test_path(p), "{p}");
-        }
-        for p in ["src/router.go", "lib/contest.py", "src/testing_utils_not.rs", "attest.c"] {
-            assert!(!is_test_path(p), "{p}");
-        }
-    }
-
-    #[test]
     fn path_words_and_priors() {
         let words = vec!["retry".to_string(), "policy".to_string()];
         assert_eq!(path_word_share(&words, "lib/retryPolicy.ts"), 1.0);
         assert_eq!(path_word_share(&words, "src/retry.rs"), 0.5);
         assert_eq!(path_word_share(&words, "retrying/other.rs"), 0.0);
         assert_eq!(path_word_share(&words, "src/Retrying.java"), 0.5);
-        let facts = |path| FileFacts { path, defines_named_symbol: false };
+        let facts =
+            |path| FileFacts { path, defines_named_symbol: false, named_after_symbol: false };
         let on = Signals { path_words: true, ..Signals::NONE };
         assert!((file_prior(&on, &words, facts("src/retry.rs")) - 1.075).abs() < 1e-6);
         let tests = Signals { test_files: true, ..Signals::NONE };
         assert_eq!(file_prior(&tests, &words, facts("tests/retry.rs")), TEST_FILE_FACTOR);
         assert_eq!(file_prior(&Signals::NONE, &words, facts("tests/retry.rs")), 1.0);
-        let named = FileFacts { path: "src/a.rs", defines_named_symbol: true };
+        let named =
+            FileFacts { path: "src/a.rs", defines_named_symbol: true, named_after_symbol: false };
         let symbols = Signals { query_symbols: true, ..Signals::NONE };
         assert_eq!(file_prior(&symbols, &words, named), 1.0 + QUERY_SYMBOL_LIFT);
+        let after = FileFacts { named_after_symbol: true, ..facts("src/Infallible.swift") };
+        let files = Signals { named_file: true, ..Signals::NONE };
+        assert_eq!(file_prior(&files, &words, after), 1.0 + NAMED_FILE_LIFT);
+        assert_eq!(file_prior(&Signals::NONE, &words, after), 1.0);
+        assert_eq!(folded_name("parse_config"), folded_name("ParseConfig"));
+        assert_eq!(folded_name("parse-config"), "parseconfig");
     }
 }
