@@ -7,6 +7,7 @@ use maguyva_graph::GraphParams;
 use maguyva_trigram::KeywordParams;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
+use std::sync::LazyLock;
 
 /// The centrality fed to SPEC's boost is PageRank over the largest
 /// PageRank, times this: boosts then range from 1 to 1.03, enough to put a
@@ -53,9 +54,10 @@ impl SemanticPrecision {
     }
 }
 
-/// Every query-time ranking parameter; absent fields keep their defaults.
+/// Every query-time ranking parameter. In a JSON file, absent fields keep
+/// the values of the ranking the file is laid over.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
+#[serde(default = "RankingConfig::seed", deny_unknown_fields)]
 pub struct RankingConfig {
     /// Keyword ranking of the text modality.
     pub keyword: KeywordParams,
@@ -82,8 +84,27 @@ pub struct RankingConfig {
     pub signals: Signals,
 }
 
+/// The learned ranking, as `maguyva eval --tune` wrote it: the fields it
+/// changed from the seed's values.
+const LEARNED_JSON: &str = include_str!("default-ranking.json");
+
+static LEARNED: LazyLock<Result<RankingConfig, String>> = LazyLock::new(|| {
+    serde_json::from_str::<serde_json::Value>(LEARNED_JSON)
+        .map_err(|e| e.to_string())
+        .and_then(|v| RankingConfig::seed().overlaid(v).map_err(|e| e.to_string()))
+});
+
 impl Default for RankingConfig {
+    /// The default ranking: the learned one.
     fn default() -> Self {
+        RankingConfig::learned()
+    }
+}
+
+impl RankingConfig {
+    /// The seed ranking: SPEC's weight profiles, RRF k and centrality boost,
+    /// the modalities' own priors, and no ranking signal.
+    pub fn seed() -> RankingConfig {
         RankingConfig {
             keyword: KeywordParams::default(),
             structural: StructuralParams::default(),
@@ -95,19 +116,107 @@ impl Default for RankingConfig {
             centrality_factor: DEFAULT_CENTRALITY_FACTOR,
             fragments_per_result: 8,
             min_fetch: 50,
-            signals: Signals::default(),
+            signals: Signals::NONE,
         }
+    }
+
+    /// The default ranking, learned from the training benchmarks
+    /// (`default-ranking.json` over the seed; doc/ranking.md).
+    pub fn learned() -> RankingConfig {
+        match &*LEARNED {
+            Ok(c) => c.clone(),
+            // The file ships inside the binary and a unit test parses it,
+            // so this is unreachable in a tested build; fall back to the
+            // seed rather than fail every search.
+            Err(_) => RankingConfig::seed(),
+        }
+    }
+
+    /// This ranking with the fields of a JSON object laid over it; nested
+    /// objects merge field by field, and unknown fields are an error.
+    pub fn overlaid(&self, patch: serde_json::Value) -> serde_json::Result<RankingConfig> {
+        fn merge(base: &mut serde_json::Value, patch: serde_json::Value) {
+            match (base, patch) {
+                (serde_json::Value::Object(b), serde_json::Value::Object(p)) => {
+                    for (k, v) in p {
+                        match b.get_mut(&k) {
+                            Some(slot) => merge(slot, v),
+                            None => {
+                                b.insert(k, v);
+                            }
+                        }
+                    }
+                }
+                (slot, p) => *slot = p,
+            }
+        }
+        let mut base = serde_json::to_value(self)?;
+        merge(&mut base, patch);
+        serde_json::from_value(base)
+    }
+
+    /// A ranking by name (`default`, `seed`) or from a JSON file laid over
+    /// the default ranking. Unknown fields are an error, so a typo never
+    /// silently measures the defaults.
+    pub fn named(name: &str) -> anyhow::Result<RankingConfig> {
+        use anyhow::Context;
+        match name {
+            "default" | "learned" => Ok(RankingConfig::learned()),
+            "seed" => Ok(RankingConfig::seed()),
+            path => {
+                let path = Path::new(path);
+                let text = std::fs::read_to_string(path)
+                    .with_context(|| format!("reading ranking {}", path.display()))?;
+                let value: serde_json::Value = serde_json::from_str(&text)
+                    .with_context(|| format!("parsing {}", path.display()))?;
+                RankingConfig::learned()
+                    .overlaid(value)
+                    .with_context(|| format!("parsing {}", path.display()))
+            }
+        }
+    }
+
+    /// The fields where this ranking differs from `base`, as a JSON object
+    /// (what a ranking file needs to hold).
+    pub fn diff_from(&self, base: &RankingConfig) -> serde_json::Result<serde_json::Value> {
+        fn diff(a: &serde_json::Value, b: &serde_json::Value) -> Option<serde_json::Value> {
+            match (a, b) {
+                (serde_json::Value::Object(a), serde_json::Value::Object(b)) => {
+                    let out: serde_json::Map<String, serde_json::Value> = a
+                        .iter()
+                        .filter_map(|(k, v)| match b.get(k) {
+                            Some(w) => diff(v, w).map(|d| (k.clone(), d)),
+                            None => Some((k.clone(), v.clone())),
+                        })
+                        .collect();
+                    (!out.is_empty()).then_some(serde_json::Value::Object(out))
+                }
+                _ => (a != b).then(|| a.clone()),
+            }
+        }
+        let (a, b) = (serde_json::to_value(self)?, serde_json::to_value(base)?);
+        let mut out = diff(&a, &b).unwrap_or_else(|| serde_json::json!({}));
+        shortest_floats(&mut out);
+        Ok(out)
     }
 }
 
-impl RankingConfig {
-    /// Reads a JSON file; unknown fields are an error, so a typo never
-    /// silently measures the defaults.
-    pub fn load(path: &Path) -> anyhow::Result<RankingConfig> {
-        use anyhow::Context;
-        let text =
-            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-        serde_json::from_str(&text).with_context(|| format!("parsing {}", path.display()))
+/// Parameters are `f32`; as JSON values they widen to `f64` (`0.1` becomes
+/// `0.10000000149011612`). Writing each as the shortest decimal that reads
+/// back to the same `f32` keeps ranking files as the numbers were chosen.
+fn shortest_floats(v: &mut serde_json::Value) {
+    match v {
+        serde_json::Value::Number(n) if n.is_f64() => {
+            if let Some(x) = n.as_f64()
+                && let Ok(short) = format!("{}", x as f32).parse::<f64>()
+                && let Some(num) = serde_json::Number::from_f64(short)
+            {
+                *n = num;
+            }
+        }
+        serde_json::Value::Object(map) => map.values_mut().for_each(shortest_floats),
+        serde_json::Value::Array(items) => items.iter_mut().for_each(shortest_floats),
+        _ => {}
     }
 }
 
@@ -116,13 +225,41 @@ mod tests {
     use super::*;
 
     #[test]
-    fn partial_files_keep_defaults_and_typos_fail() {
-        let c: RankingConfig =
-            serde_json::from_str(r#"{"keyword": {"path_weight": 2.5}}"#).unwrap();
+    fn partial_files_keep_the_base_and_typos_fail() {
+        let base = RankingConfig::learned();
+        let c = base.overlaid(serde_json::json!({"keyword": {"path_weight": 2.5}})).unwrap();
         assert_eq!(c.keyword.path_weight, 2.5);
-        assert_eq!(c.keyword.bm25, RankingConfig::default().keyword.bm25);
-        assert!(
-            serde_json::from_str::<RankingConfig>(r#"{"keyword": {"path_wieght": 2}}"#).is_err()
-        );
+        assert_eq!(c.keyword.bm25, base.keyword.bm25);
+        assert_eq!(c.profiles, base.profiles);
+        assert!(base.overlaid(serde_json::json!({"keyword": {"path_wieght": 2}})).is_err());
+    }
+
+    #[test]
+    fn the_shipped_ranking_parses() {
+        assert!(LEARNED.is_ok(), "{:?}", LEARNED.as_ref().err());
+        let learned = RankingConfig::learned();
+        let back =
+            RankingConfig::seed().overlaid(learned.diff_from(&RankingConfig::seed()).unwrap());
+        assert_eq!(back.unwrap(), learned);
+    }
+
+    #[test]
+    fn ranking_files_hold_the_numbers_as_written() {
+        let mut r = RankingConfig::seed();
+        r.keyword.file_evidence = 0.1;
+        r.rrf_k = 5.0;
+        let diff = r.diff_from(&RankingConfig::seed()).unwrap();
+        assert_eq!(diff.to_string(), r#"{"keyword":{"file_evidence":0.1},"rrf_k":5.0}"#);
+        assert_eq!(RankingConfig::seed().overlaid(diff).unwrap(), r);
+    }
+
+    #[test]
+    fn seed_is_spec() {
+        let seed = RankingConfig::seed();
+        assert_eq!(seed.profiles, WeightProfile::default());
+        assert_eq!(seed.rrf_k, 40.0);
+        assert_eq!(seed.signals, Signals::NONE);
+        assert_eq!(RankingConfig::named("seed").unwrap(), seed);
+        assert_eq!(RankingConfig::named("default").unwrap(), RankingConfig::default());
     }
 }

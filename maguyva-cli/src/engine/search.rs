@@ -8,8 +8,8 @@ use maguyva_core::{
 };
 use maguyva_fusion::{
     Classification, DIRECT_THRESHOLD, FileFacts, FusedHit, FusionContext, FusionParams,
-    FusionStrategy, Intent, IntentClassifier, ModalityWeights, Preset, Signals, file_prior, fuse,
-    is_vendor_path, named_identifiers,
+    FusionStrategy, Intent, IntentClassifier, ModalityWeights, Preset, Signals, file_prior,
+    folded_name, fuse, is_vendor_path, named_identifiers,
 };
 use maguyva_trigram::TextRetriever;
 use rayon::prelude::*;
@@ -165,6 +165,49 @@ pub struct SearchResponse {
     pub explain: Option<PlanReport>,
 }
 
+/// What a query asks, read once: its validated form, its intent, and what
+/// the file priors need of it. Ranking the same prepared query under other
+/// parameters (`maguyva eval --tune`) never reads it again.
+#[derive(Debug, Clone)]
+pub struct PreparedQuery {
+    /// The validated query the retrievers run.
+    pub query: Query,
+    /// The classifier's verdict.
+    pub classification: Classification,
+    /// The intent in effect (the request's, or the classifier's).
+    pub intent: Intent,
+    /// The query's content words (for the path-words signal).
+    pub content_words: Vec<String>,
+    /// The files defining a symbol the query names.
+    pub named_files: HashSet<FileId>,
+    /// The symbols the query names, folded (`folded_name`), for matching
+    /// file names.
+    pub named_symbols: Vec<String>,
+}
+
+/// A query's ranked files before they become results: the direct path's
+/// hits, or the fused ranking.
+#[derive(Debug, Clone)]
+pub enum Ordering {
+    /// One modality answered alone; its hits, best first.
+    Direct(Modality, Vec<Hit>),
+    /// Several lists fused.
+    Fused(Vec<FusedHit>),
+}
+
+impl Ordering {
+    /// The distinct files, best first.
+    pub fn files(&self) -> Vec<FileId> {
+        match self {
+            Ordering::Direct(_, hits) => {
+                let mut seen = HashSet::new();
+                hits.iter().map(|h| h.file).filter(|f| seen.insert(*f)).collect()
+            }
+            Ordering::Fused(fused) => fused.iter().map(|h| h.file).collect(),
+        }
+    }
+}
+
 /// What fusion knows of this index's files, for one query.
 struct IndexContext<'a> {
     index: &'a Index,
@@ -172,8 +215,7 @@ struct IndexContext<'a> {
     factor: f32,
     max: f32,
     signals: Signals,
-    query_words: Vec<String>,
-    named_files: HashSet<FileId>,
+    prepared: &'a PreparedQuery,
 }
 
 impl FusionContext for IndexContext<'_> {
@@ -193,9 +235,18 @@ impl FusionContext for IndexContext<'_> {
 
     fn prior(&self, file: FileId) -> f32 {
         let Some(entry) = self.index.manifest.files.get(file.index()) else { return 1.0 };
-        let facts =
-            FileFacts { path: &entry.path, defines_named_symbol: self.named_files.contains(&file) };
-        file_prior(&self.signals, &self.query_words, facts)
+        let named_after_symbol = self.signals.named_file
+            && !self.prepared.named_symbols.is_empty()
+            && self
+                .prepared
+                .named_symbols
+                .contains(&folded_name(maguyva_core::file_stem(&entry.path)));
+        let facts = FileFacts {
+            path: &entry.path,
+            defines_named_symbol: self.prepared.named_files.contains(&file),
+            named_after_symbol,
+        };
+        file_prior(&self.signals, &self.prepared.content_words, facts)
     }
 }
 
@@ -219,7 +270,7 @@ impl Index {
         let table = self.structural.table();
         let mut files = HashSet::new();
         for ident in named_identifiers(text) {
-            let name = ident.rsplit([':', '.', '#']).find(|s| !s.is_empty()).unwrap_or(ident);
+            let name = last_segment(ident);
             let (mut defining, mut reexporting) = (Vec::new(), Vec::new());
             for id in table.by_normalized_name(&maguyva_ast::normalize(name)) {
                 match table.get(id) {
@@ -236,6 +287,11 @@ impl Index {
         }
         files
     }
+}
+
+/// The last part of a qualified name: `Builder` of `Rack::Builder`.
+fn last_segment(ident: &str) -> &str {
+    ident.rsplit([':', '.', '#']).find(|s| !s.is_empty()).unwrap_or(ident)
 }
 
 /// Which modalities run, and how their lists combine.
@@ -255,7 +311,7 @@ pub struct Plan {
 /// the direct path too, so `--modality text,structural` is the whole
 /// pipeline with the other modalities switched off (what ablations need).
 pub fn plan(request: &SearchRequest, query: &Query, c: &Classification, intent: Intent) -> Plan {
-    let profile = request.ranking.profiles.weights(intent);
+    let profile = request.ranking.profiles.weights_for(intent, c);
     let k = match request.preset {
         Preset::Thorough => request.preset.rrf_k(),
         _ => request.ranking.rrf_k,
@@ -318,70 +374,116 @@ impl Index {
         }
     }
 
-    /// Runs a query.
-    pub fn search(&self, request: &SearchRequest) -> Result<SearchResponse> {
-        let start = Instant::now();
+    /// Reads a query once: validates it, classifies it, and collects what
+    /// the file priors need.
+    pub fn prepare(&self, request: &SearchRequest) -> Result<PreparedQuery> {
         let query = request.query()?;
         let classification = IntentClassifier::new().classify(&request.text);
         let intent = request.intent.unwrap_or(classification.intent);
-        let plan = plan(request, &query, &classification, intent);
-        let modalities = plan.weights.active();
-        let mut timings_ms = BTreeMap::new();
-        timings_ms.insert("classify".to_string(), start.elapsed().as_secs_f64() * 1000.0);
-        let fetch = request
+        Ok(PreparedQuery {
+            query,
+            classification,
+            intent,
+            content_words: maguyva_core::tokens::content_words(&request.text),
+            named_files: self.files_defining_named_symbols(&request.text),
+            named_symbols: named_identifiers(&request.text)
+                .into_iter()
+                .map(|ident| folded_name(last_segment(ident)))
+                .collect(),
+        })
+    }
+
+    /// Fragments fetched from each modality for a request.
+    pub fn fetch_size(request: &SearchRequest) -> usize {
+        request
             .limit
             .saturating_mul(request.ranking.fragments_per_result)
-            .max(request.ranking.min_fetch);
-        let runs: Vec<Result<(Modality, Vec<Hit>, f64)>> = modalities
+            .max(request.ranking.min_fetch)
+    }
+
+    /// Runs `modalities` in parallel; each returns its ranked hits and the
+    /// time it took in milliseconds.
+    pub fn retrieve(
+        &self,
+        query: &Query,
+        modalities: &[Modality],
+        ranking: &RankingConfig,
+        fetch: usize,
+    ) -> Result<Vec<(Modality, Vec<Hit>, f64)>> {
+        modalities
             .par_iter()
             .map(|&m| {
                 let t = Instant::now();
-                let hits = self.retriever(m, &request.ranking).search(&query, fetch)?;
+                let hits = self.retriever(m, ranking).search(query, fetch)?;
                 Ok((m, hits, t.elapsed().as_secs_f64() * 1000.0))
             })
-            .collect();
-        let signals = request.ranking.signals;
-        let mut lists = Vec::new();
-        for run in runs {
-            let (m, hits, ms) = run?;
+            .collect()
+    }
+
+    /// Orders the files of a plan's lists: the one list of the direct path,
+    /// or the lists fused with the ranking's parameters and file priors.
+    /// Lists of modalities outside the plan are ignored.
+    pub fn order(
+        &self,
+        ranking: &RankingConfig,
+        prepared: &PreparedQuery,
+        plan: &Plan,
+        lists: &[(Modality, Vec<Hit>)],
+    ) -> Ordering {
+        if plan.strategy == FusionStrategy::Direct
+            && let [m] = plan.weights.active().as_slice()
+        {
+            let hits = lists.iter().find(|(x, _)| x == m).map(|(_, h)| h.clone());
+            return Ordering::Direct(*m, hits.unwrap_or_default());
+        }
+        let context = IndexContext {
+            index: self,
+            scale: ranking.centrality,
+            factor: ranking.centrality_factor,
+            max: self.max_centrality,
+            signals: ranking.signals,
+            prepared,
+        };
+        let params = FusionParams {
+            k: plan.k,
+            boost: ranking.centrality != CentralityScale::Off,
+            ..FusionParams::default()
+        };
+        Ordering::Fused(fuse(lists, &plan.weights, &params, &context))
+    }
+
+    /// Runs a query.
+    pub fn search(&self, request: &SearchRequest) -> Result<SearchResponse> {
+        let start = Instant::now();
+        let prepared = self.prepare(request)?;
+        let plan = plan(request, &prepared.query, &prepared.classification, prepared.intent);
+        let modalities = plan.weights.active();
+        let mut timings_ms = BTreeMap::new();
+        timings_ms.insert("classify".to_string(), start.elapsed().as_secs_f64() * 1000.0);
+        let runs = self.retrieve(
+            &prepared.query,
+            &modalities,
+            &request.ranking,
+            Self::fetch_size(request),
+        )?;
+        let mut lists = Vec::with_capacity(runs.len());
+        for (m, hits, ms) in runs {
             timings_ms.insert(m.as_str().to_string(), ms);
             lists.push((m, hits));
         }
-        let results = match (plan.strategy, lists.as_slice()) {
-            (FusionStrategy::Direct, [(m, hits)]) => self.one_per_file(hits, *m, request.limit),
-            _ => {
-                let t = Instant::now();
-                let context = IndexContext {
-                    index: self,
-                    scale: request.ranking.centrality,
-                    factor: request.ranking.centrality_factor,
-                    max: self.max_centrality,
-                    signals,
-                    query_words: if signals.path_words {
-                        maguyva_core::tokens::content_words(&request.text)
-                    } else {
-                        Vec::new()
-                    },
-                    named_files: if signals.query_symbols {
-                        self.files_defining_named_symbols(&request.text)
-                    } else {
-                        HashSet::new()
-                    },
-                };
-                let params = FusionParams {
-                    k: plan.k,
-                    boost: request.ranking.centrality != CentralityScale::Off,
-                    ..FusionParams::default()
-                };
-                let fused = fuse(&lists, &plan.weights, &params, &context);
+        let t = Instant::now();
+        let results = match self.order(&request.ranking, &prepared, &plan, &lists) {
+            Ordering::Direct(m, hits) => self.one_per_file(&hits, m, request.limit),
+            Ordering::Fused(fused) => {
                 timings_ms.insert("fusion".to_string(), t.elapsed().as_secs_f64() * 1000.0);
                 self.fused_results(&fused, &plan.weights, request.limit, request.explain)
             }
         };
         timings_ms.insert("total".to_string(), start.elapsed().as_secs_f64() * 1000.0);
+        let classification = prepared.classification;
         Ok(SearchResponse {
             query: request.text.clone(),
-            intent: Some(intent.as_str().to_string()),
+            intent: Some(prepared.intent.as_str().to_string()),
             confidence: Some(classification.confidence),
             fusion_strategy: Some(plan.strategy.as_str().to_string()),
             modalities,
