@@ -129,6 +129,10 @@ struct SearchArgs {
     /// several are fused.
     #[arg(long, value_delimiter = ',', value_name = "MODALITY")]
     modality: Vec<Modality>,
+    /// The ranking: `default` (learned), `seed` (the specification's
+    /// numbers), or a JSON file laid over the default (doc/ranking.md).
+    #[arg(long, value_name = "NAME|FILE", default_value = "default")]
+    ranking: String,
     /// When to colour output.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     color: ColorChoice,
@@ -138,9 +142,10 @@ struct SearchArgs {
 
 #[derive(Args, Debug)]
 struct EvalArgs {
-    /// The benchmark folder (repos.json and annotations/).
-    #[arg(long, value_name = "DIR")]
-    bench: PathBuf,
+    /// A benchmark folder (repos.json and annotations/); repeatable: each is
+    /// reported on its own, and `--tune` fits them together.
+    #[arg(long, value_name = "DIR", required = true)]
+    bench: Vec<PathBuf>,
     /// The folder holding one checkout per repository name.
     #[arg(long, value_name = "DIR")]
     checkouts: PathBuf,
@@ -170,9 +175,31 @@ struct EvalArgs {
     /// their recall against the exact scan.
     #[arg(long, value_name = "N")]
     hnsw_threshold: Option<usize>,
-    /// Ranking parameters to evaluate (JSON; see doc/ranking.md).
+    /// The ranking to evaluate: `default`, `seed`, or a JSON file laid over
+    /// the default (doc/ranking.md).
+    #[arg(long, value_name = "NAME|FILE", default_value = "default")]
+    ranking: String,
+    /// Learn the ranking from the benchmarks (training data) by coordinate
+    /// ascent on NDCG@10, cross-validated by repository, and write it to
+    /// `--out`.
+    #[arg(long, requires = "out", conflicts_with_all = ["ablate", "modality"])]
+    tune: bool,
+    /// Where `--tune` writes the learned ranking (JSON over the seed).
     #[arg(long, value_name = "FILE")]
-    ranking: Option<PathBuf>,
+    out: Option<PathBuf>,
+    /// The weight of each `--bench` in `--tune`'s objective, in order
+    /// (repeatable; 1 for those not given).
+    #[arg(long = "bench-weight", value_name = "W")]
+    bench_weights: Vec<f64>,
+    /// Folds of repositories for `--tune`'s cross-validation.
+    #[arg(long, default_value_t = 5, value_name = "N")]
+    folds: usize,
+    /// A benchmark that `--tune` reports on but never fits (validation).
+    #[arg(long, value_name = "DIR", requires = "validation_checkouts")]
+    validation: Option<PathBuf>,
+    /// The checkouts of the validation benchmark.
+    #[arg(long, value_name = "DIR")]
+    validation_checkouts: Option<PathBuf>,
     /// Print the full report, with every query, as JSON.
     #[arg(long)]
     json: bool,
@@ -317,7 +344,7 @@ fn search(args: SearchArgs) -> Result<ExitCode> {
         limit: args.limit,
         mode,
         case_insensitive: args.ignore_case,
-        ranking: RankingConfig::default(),
+        ranking: RankingConfig::named(&args.ranking)?,
         modalities: (!args.modality.is_empty()).then(|| args.modality.clone()),
         intent: args.intent,
         preset: args.preset,
@@ -357,44 +384,89 @@ fn search(args: SearchArgs) -> Result<ExitCode> {
 }
 
 fn evaluate(args: EvalArgs) -> Result<ExitCode> {
-    let opts = EvalOptions {
-        index_root: args
-            .index_root
-            .clone()
-            .unwrap_or_else(|| args.checkouts.join(".maguyva-index")),
-        bench: args.bench,
-        checkouts: args.checkouts,
-        repos: args.repos,
-        reuse: args.reuse,
-        hnsw_recall: args.hnsw_threshold.is_some(),
-        settings: {
-            let mut s = IndexSettings::default();
-            if let Some(e) = &args.embedder {
-                s.embedder = e.clone();
-            }
-            if let Some(n) = args.hnsw_threshold {
-                s.hnsw_threshold = n;
-            }
-            s
-        },
-        ranking: match &args.ranking {
-            Some(path) => RankingConfig::load(path)?,
-            None => RankingConfig::default(),
-        },
-        variants: if args.ablate {
-            eval::Variant::ablations(args.preset)
-        } else {
-            vec![eval::Variant::preset(
-                args.preset,
-                (!args.modality.is_empty()).then(|| args.modality.clone()),
-            )]
-        },
+    let index_root =
+        args.index_root.clone().unwrap_or_else(|| args.checkouts.join(".maguyva-index"));
+    let settings = {
+        let mut s = IndexSettings::default();
+        if let Some(e) = &args.embedder {
+            s.embedder = e.clone();
+        }
+        if let Some(n) = args.hnsw_threshold {
+            s.hnsw_threshold = n;
+        }
+        s
     };
-    let report = eval::run(&opts, &mut |line| note(line))?;
+    if args.tune {
+        return tune(args, index_root, settings);
+    }
+    let ranking = RankingConfig::named(&args.ranking)?;
+    let variants = if args.ablate {
+        eval::Variant::ablations(args.preset)
+    } else {
+        vec![eval::Variant::preset(
+            args.preset,
+            (!args.modality.is_empty()).then(|| args.modality.clone()),
+        )]
+    };
+    let mut reports = Vec::new();
+    for bench in &args.bench {
+        let opts = EvalOptions {
+            index_root: index_root.clone(),
+            bench: bench.clone(),
+            checkouts: args.checkouts.clone(),
+            repos: args.repos.clone(),
+            reuse: args.reuse,
+            hnsw_recall: args.hnsw_threshold.is_some(),
+            settings: settings.clone(),
+            ranking: ranking.clone(),
+            variants: variants.clone(),
+        };
+        let report = eval::run(&opts, &mut |line| note(line))?;
+        if !args.json {
+            if args.bench.len() > 1 {
+                print(&format!("== {}\n", bench.display()))?;
+            }
+            print(&eval::render(&report))?;
+        }
+        reports.push(report);
+    }
+    if args.json {
+        let json = match reports.as_slice() {
+            [one] => serde_json::to_string_pretty(one)?,
+            many => serde_json::to_string_pretty(many)?,
+        };
+        print(&format!("{json}\n"))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn tune(args: EvalArgs, index_root: PathBuf, settings: IndexSettings) -> Result<ExitCode> {
+    let out = args.out.context("--tune needs --out FILE")?;
+    let validation = match (&args.validation, &args.validation_checkouts) {
+        (Some(bench), Some(checkouts)) => {
+            let root = index_root.join("validation");
+            Some((bench.clone(), checkouts.clone(), root))
+        }
+        _ => None,
+    };
+    let opts = eval::tune::TuneOptions {
+        benches: args.bench,
+        weights: args.bench_weights,
+        checkouts: args.checkouts,
+        index_root,
+        validation,
+        settings,
+        reuse: args.reuse,
+        folds: args.folds,
+    };
+    let report = eval::tune::run(&opts, &mut |line| note(line))?;
+    std::fs::write(&out, format!("{}\n", serde_json::to_string_pretty(&report.learned)?))
+        .with_context(|| format!("writing {}", out.display()))?;
     if args.json {
         print(&format!("{}\n", serde_json::to_string_pretty(&report)?))?;
     } else {
-        print(&eval::render(&report))?;
+        print(&eval::tune::render(&report))?;
+        print(&format!("written to {}\n", out.display()))?;
     }
     Ok(ExitCode::SUCCESS)
 }

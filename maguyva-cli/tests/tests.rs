@@ -19,3 +19,6 @@ mod graph;
 // Bad input: empty, binary, unreadable, huge or non-UTF-8 files, symlink
 // loops, malformed queries, damaged indexes, concurrent runs.
 mod bad_input;
+
+// Evaluation on a benchmark of the fixtures, named rankings, and tuning.
+mod eval;

@@ -5,12 +5,13 @@
 
 mod bench;
 mod metrics;
+pub mod tune;
 
 pub use bench::{BenchRepo, Benchmark, RepoSpec, Task};
 pub use metrics::{QueryScore, distinct_files, path_matches, quantile, score};
 
 use crate::engine::{
-    CentralityScale, IndexSettings, RankingConfig, SearchRequest, build_index, open_fresh,
+    CentralityScale, Index, IndexSettings, RankingConfig, SearchRequest, build_index, open_fresh,
 };
 use anyhow::{Context, Result, bail};
 use maguyva_core::{IndexDir, Modality, NoProgress};
@@ -256,22 +257,11 @@ pub fn run(opts: &EvalOptions, status: &mut dyn FnMut(&str)) -> Result<EvalRepor
             continue;
         }
         let prefix = repo.spec.root_prefix();
-        let checkout = opts.checkouts.join(&repo.spec.name);
-        let root = if prefix.is_empty() { checkout.clone() } else { checkout.join(prefix) };
-        if !root.is_dir() {
+        let Some((index, index_ms, index_stages_ms)) =
+            open_repo(repo, &opts.checkouts, &opts.index_root, &opts.settings, opts.reuse)?
+        else {
             missing.push(repo.spec.name.clone());
             continue;
-        }
-        let dir = IndexDir::new(opts.index_root.join(&repo.spec.name));
-        let started = Instant::now();
-        let (index, index_ms, index_stages_ms) = if opts.reuse {
-            let (index, _) = open_fresh(&root, &dir, &opts.settings, &NoProgress)
-                .with_context(|| format!("indexing {}", root.display()))?;
-            (index, None, Vec::new())
-        } else {
-            let (index, report) = build_index(&root, &dir, &opts.settings, &NoProgress)
-                .with_context(|| format!("indexing {}", root.display()))?;
-            (index, Some(started.elapsed().as_secs_f64() * 1000.0), report.stages_ms)
         };
         for (vi, variant) in opts.variants.iter().enumerate() {
             let mut ranking = opts.ranking.clone();
@@ -332,6 +322,38 @@ pub fn run(opts: &EvalOptions, status: &mut dyn FnMut(&str)) -> Result<EvalRepor
     let mut main = reports.remove(0);
     main.ablation = ablation;
     Ok(main)
+}
+
+/// An index of a repository's benchmark root with its build time and stage
+/// times (none when reused), or `None` when its checkout is missing.
+type OpenedRepo = (Index, Option<f64>, Vec<(String, f64)>);
+
+/// Builds (or, with `reuse`, opens when up to date) the index of a
+/// benchmark repository; `None` when its checkout is missing.
+fn open_repo(
+    repo: &BenchRepo,
+    checkouts: &std::path::Path,
+    index_root: &std::path::Path,
+    settings: &IndexSettings,
+    reuse: bool,
+) -> Result<Option<OpenedRepo>> {
+    let prefix = repo.spec.root_prefix();
+    let checkout = checkouts.join(&repo.spec.name);
+    let root = if prefix.is_empty() { checkout } else { checkout.join(prefix) };
+    if !root.is_dir() {
+        return Ok(None);
+    }
+    let dir = IndexDir::new(index_root.join(&repo.spec.name));
+    let started = Instant::now();
+    Ok(Some(if reuse {
+        let (index, _) = open_fresh(&root, &dir, settings, &NoProgress)
+            .with_context(|| format!("indexing {}", root.display()))?;
+        (index, None, Vec::new())
+    } else {
+        let (index, report) = build_index(&root, &dir, settings, &NoProgress)
+            .with_context(|| format!("indexing {}", root.display()))?;
+        (index, Some(started.elapsed().as_secs_f64() * 1000.0), report.stages_ms)
+    }))
 }
 
 /// The mean HNSW recall@10 over a repository's queries.

@@ -1,0 +1,126 @@
+//! `maguyva eval` on a benchmark made of the fixture repositories: the
+//! metrics, named rankings, several benchmarks at once, and `--tune`.
+
+use crate::util::{LANGUAGES, Repo};
+use std::path::Path;
+
+/// A benchmark over the fixtures, in the format `eval` reads, with a
+/// checkout folder holding one copy per fixture.
+struct FixtureBench {
+    dir: Repo,
+}
+
+impl FixtureBench {
+    fn new() -> FixtureBench {
+        let dir = Repo::empty();
+        let mut repos = Vec::new();
+        for (lang, cart, pricing, inventory) in LANGUAGES {
+            let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(lang);
+            copy(&src, &dir.path().join("checkouts").join(lang));
+            repos.push(serde_json::json!({
+                "name": lang, "language": lang, "url": "", "revision": "", "benchmark_root": "."
+            }));
+            let tasks = serde_json::json!([
+                {"query": "add units of a product to the warehouse stock", "relevant": [inventory],
+                 "secondary": [], "category": "semantic"},
+                {"query": "how discounts change the price of an order", "relevant": [pricing],
+                 "secondary": [], "category": "architecture"},
+                {"query": "the shopping cart holding items", "relevant": [cart],
+                 "secondary": [], "category": "semantic"},
+            ]);
+            dir.write(&format!("bench/annotations/{lang}.json"), tasks.to_string());
+        }
+        dir.write("bench/repos.json", serde_json::Value::Array(repos).to_string());
+        FixtureBench { dir }
+    }
+
+    fn path(&self, rel: &str) -> String {
+        self.dir.path().join(rel).display().to_string()
+    }
+
+    fn eval(&self, extra: &[&str]) -> crate::util::Run {
+        let (bench, checkouts, index) =
+            (self.path("bench"), self.path("checkouts"), self.path("index"));
+        let mut args = vec![
+            "eval",
+            "--bench",
+            &bench,
+            "--checkouts",
+            &checkouts,
+            "--index-root",
+            &index,
+            "--reuse",
+        ];
+        args.extend_from_slice(extra);
+        self.dir.run(&args)
+    }
+}
+
+fn copy(src: &Path, dst: &Path) {
+    std::fs::create_dir_all(dst).unwrap();
+    for entry in std::fs::read_dir(src).unwrap() {
+        let entry = entry.unwrap();
+        let to = dst.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy(&entry.path(), &to);
+        } else {
+            std::fs::copy(entry.path(), &to).unwrap();
+        }
+    }
+}
+
+fn overall_ndcg(report: &serde_json::Value) -> f64 {
+    report["overall"]["ndcg"].as_f64().expect("overall ndcg")
+}
+
+#[test]
+fn eval_scores_every_fixture_and_names_rankings() {
+    let bench = FixtureBench::new();
+    let run = bench.eval(&["--json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(report["repos"].as_array().unwrap().len(), LANGUAGES.len());
+    assert_eq!(report["queries"].as_array().unwrap().len(), 3 * LANGUAGES.len());
+    let ndcg = overall_ndcg(&report);
+    assert!(ndcg > 0.5 && ndcg <= 1.0, "fixture queries are easy: {ndcg}");
+
+    let seed = bench.eval(&["--json", "--ranking", "seed"]);
+    assert_eq!(seed.code, 0, "{}", seed.stderr);
+    let seed: serde_json::Value = serde_json::from_str(&seed.stdout).unwrap();
+    assert!(overall_ndcg(&seed) > 0.0);
+
+    let bad = bench.eval(&["--ranking", "no-such-ranking.json"]);
+    assert_eq!(bad.code, 2);
+    assert!(bad.stderr.contains("no-such-ranking.json"), "{}", bad.stderr);
+}
+
+#[test]
+fn eval_reports_each_benchmark_of_several() {
+    let bench = FixtureBench::new();
+    let second = bench.path("bench");
+    let run = bench.eval(&["--bench", &second]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout.matches("overall (mean over repositories)").count(), 2, "{}", run.stdout);
+}
+
+#[test]
+fn tune_learns_a_ranking_that_search_and_eval_accept() {
+    let bench = FixtureBench::new();
+    let out = bench.path("learned.json");
+    let run = bench.eval(&["--tune", "--folds", "2", "--out", &out, "--json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    // Coordinate ascent starts from the seed and only ever accepts gains.
+    let seed = report["cv_seed"][0]["all"].as_f64().unwrap();
+    let objective = report["train_objective"].as_f64().unwrap();
+    assert!(objective >= seed - 1e-9, "learned {objective} below the seed's {seed}");
+    let learned: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!(learned, report["learned"]);
+
+    let again = bench.eval(&["--ranking", &out, "--json"]);
+    assert_eq!(again.code, 0, "{}", again.stderr);
+    let repo = Repo::fixture("python");
+    let search = repo.run(&["search", "cart", "--ranking", &out]);
+    assert_eq!(search.code, 0, "{}", search.stderr);
+}
