@@ -75,7 +75,8 @@ fn explain_shows_why() {
     let repo = Repo::fixture("typescript");
     let (run, json) = repo.search_json(
         "how is a discount applied to a price",
-        &["--explain", "--preset", "thorough"],
+        // The seed ranking, so that the numbers are the specification's.
+        &["--explain", "--preset", "thorough", "--ranking", "seed"],
     );
     assert_eq!(run.code, 0, "{}", run.stderr);
     let plan = &json["explain"];
@@ -108,6 +109,8 @@ fn explain_shows_why() {
         "--explain",
         "--color",
         "never",
+        "--ranking",
+        "seed",
     ]);
     assert!(
         run.stderr.contains("intent understand_code (0.75), rrf over semantic, text, structural"),

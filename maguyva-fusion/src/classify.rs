@@ -152,6 +152,11 @@ impl Classification {
     pub fn names_in_question(&self) -> bool {
         self.rule == Rule::Identifier && self.confidence < CONFIDENCE_BARE_IDENTIFIER
     }
+
+    /// Whether the query is a bare identifier (`Router`, `parse_config`).
+    pub fn is_bare_name(&self) -> bool {
+        self.rule == Rule::Identifier && self.confidence >= CONFIDENCE_BARE_IDENTIFIER
+    }
 }
 
 /// Classifies queries by SPEC's ordered rules.
@@ -381,6 +386,17 @@ mod tests {
     fn check(query: &str, intent: Intent, confidence: f32) {
         let got = IntentClassifier::new().classify(query);
         assert_eq!((got.intent, got.confidence), (intent, confidence), "{query:?} -> {got:?}");
+    }
+
+    #[test]
+    fn bare_names_and_names_in_questions_are_told_apart() {
+        let c = |q: &str| IntentClassifier::new().classify(q);
+        assert!(c("Router").is_bare_name());
+        assert!(!c("Router").names_in_question());
+        assert!(c("how Router dispatches requests").names_in_question());
+        assert!(!c("how Router dispatches requests").is_bare_name());
+        assert!(!c("how are routes registered").is_bare_name());
+        assert!(!c("fn parse_config").is_bare_name());
     }
 
     #[test]

@@ -12,7 +12,7 @@ mod settings;
 pub use build::{BuildReport, build_index};
 pub use embedder::{EmbedderChoice, VOYAGE_KEY_VAR, VOYAGE_URL_VAR};
 pub use graph_report::{CallerRef, CallersReport, DefinitionRef, DependentRef, ImpactReport};
-pub use ranking::{CentralityScale, DEFAULT_CENTRALITY_FACTOR, RankingConfig};
+pub use ranking::{Base, CentralityScale, DEFAULT_CENTRALITY_FACTOR, RankingConfig};
 pub use search::{SearchRequest, SearchResponse, SearchResult};
 pub use settings::IndexSettings;
 

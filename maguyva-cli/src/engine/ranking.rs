@@ -89,10 +89,21 @@ pub struct RankingConfig {
 const LEARNED_JSON: &str = include_str!("default-ranking.json");
 
 static LEARNED: LazyLock<Result<RankingConfig, String>> = LazyLock::new(|| {
-    serde_json::from_str::<serde_json::Value>(LEARNED_JSON)
-        .map_err(|e| e.to_string())
-        .and_then(|v| RankingConfig::seed().overlaid(v).map_err(|e| e.to_string()))
+    let value: serde_json::Value = serde_json::from_str(LEARNED_JSON).map_err(|e| e.to_string())?;
+    match RankingConfig::base_of(value)? {
+        (Base::Seed, patch) => RankingConfig::seed().overlaid(patch).map_err(|e| e.to_string()),
+        (Base::Default, _) => Err("the default ranking cannot be laid over itself".into()),
+    }
 });
+
+/// The ranking a ranking file's fields are laid over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Base {
+    /// The seed (`"base": "seed"`, as `--tune` writes files).
+    Seed,
+    /// The default ranking (a file without `base`).
+    Default,
+}
 
 impl Default for RankingConfig {
     /// The default ranking: the learned one.
@@ -155,9 +166,38 @@ impl RankingConfig {
         serde_json::from_value(base)
     }
 
-    /// A ranking by name (`default`, `seed`) or from a JSON file laid over
-    /// the default ranking. Unknown fields are an error, so a typo never
-    /// silently measures the defaults.
+    /// A ranking file's `base` and the rest of its fields.
+    pub fn base_of(mut value: serde_json::Value) -> Result<(Base, serde_json::Value), String> {
+        let base = match value.as_object_mut().and_then(|o| o.remove("base")) {
+            None => Base::Default,
+            Some(serde_json::Value::String(s)) if s == "seed" => Base::Seed,
+            Some(serde_json::Value::String(s)) if s == "default" => Base::Default,
+            Some(other) => {
+                return Err(format!("base must be \"seed\" or \"default\", not {other}"));
+            }
+        };
+        Ok((base, value))
+    }
+
+    /// This ranking as a file over `base`: `"base"` and the fields that
+    /// differ (what `--tune` writes).
+    pub fn to_file(&self, base: Base) -> serde_json::Result<serde_json::Value> {
+        let (name, from) = match base {
+            Base::Seed => ("seed", RankingConfig::seed()),
+            Base::Default => ("default", RankingConfig::learned()),
+        };
+        let mut out = serde_json::Map::new();
+        out.insert("base".into(), name.into());
+        if let serde_json::Value::Object(diff) = self.diff_from(&from)? {
+            out.extend(diff);
+        }
+        Ok(serde_json::Value::Object(out))
+    }
+
+    /// A ranking by name (`default`, `seed`) or from a JSON file, laid over
+    /// the ranking its `base` field names (`seed` or `default`; the default
+    /// when absent). Unknown fields are an error, so a typo never silently
+    /// measures the defaults.
     pub fn named(name: &str) -> anyhow::Result<RankingConfig> {
         use anyhow::Context;
         match name {
@@ -169,9 +209,14 @@ impl RankingConfig {
                     .with_context(|| format!("reading ranking {}", path.display()))?;
                 let value: serde_json::Value = serde_json::from_str(&text)
                     .with_context(|| format!("parsing {}", path.display()))?;
-                RankingConfig::learned()
-                    .overlaid(value)
-                    .with_context(|| format!("parsing {}", path.display()))
+                let (base, patch) = RankingConfig::base_of(value)
+                    .map_err(anyhow::Error::msg)
+                    .with_context(|| format!("parsing {}", path.display()))?;
+                let base = match base {
+                    Base::Seed => RankingConfig::seed(),
+                    Base::Default => RankingConfig::learned(),
+                };
+                base.overlaid(patch).with_context(|| format!("parsing {}", path.display()))
             }
         }
     }
@@ -251,6 +296,26 @@ mod tests {
         let diff = r.diff_from(&RankingConfig::seed()).unwrap();
         assert_eq!(diff.to_string(), r#"{"keyword":{"file_evidence":0.1},"rrf_k":5.0}"#);
         assert_eq!(RankingConfig::seed().overlaid(diff).unwrap(), r);
+    }
+
+    #[test]
+    fn files_name_their_base() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r.json");
+        let mut r = RankingConfig::seed();
+        r.rrf_k = 7.0;
+        let file = r.to_file(Base::Seed).unwrap();
+        assert_eq!(file.to_string(), r#"{"base":"seed","rrf_k":7.0}"#);
+        std::fs::write(&path, file.to_string()).unwrap();
+        assert_eq!(RankingConfig::named(path.to_str().unwrap()).unwrap(), r);
+        // Without a base, fields are laid over the default.
+        std::fs::write(&path, r#"{"rrf_k": 7.0}"#).unwrap();
+        let over_default = RankingConfig::named(path.to_str().unwrap()).unwrap();
+        assert_eq!(over_default.profiles, RankingConfig::learned().profiles);
+        assert_eq!(over_default.rrf_k, 7.0);
+        std::fs::write(&path, r#"{"base": "best"}"#).unwrap();
+        let err = RankingConfig::named(path.to_str().unwrap()).unwrap_err();
+        assert!(format!("{err:#}").contains("base must be"), "{err:#}");
     }
 
     #[test]

@@ -8,8 +8,8 @@ use maguyva_core::{
 };
 use maguyva_fusion::{
     Classification, DIRECT_THRESHOLD, FileFacts, FusedHit, FusionContext, FusionParams,
-    FusionStrategy, Intent, IntentClassifier, ModalityWeights, Preset, Signals, file_prior,
-    folded_name, fuse, is_vendor_path, named_identifiers,
+    FusionStrategy, Intent, IntentClassifier, ModalityWeights, Preset, Signals, WeightProfile,
+    file_prior, folded_name, fuse, is_vendor_path, named_identifiers,
 };
 use maguyva_trigram::TextRetriever;
 use rayon::prelude::*;
@@ -176,7 +176,9 @@ pub struct PreparedQuery {
     pub classification: Classification,
     /// The intent in effect (the request's, or the classifier's).
     pub intent: Intent,
-    /// The query's content words (for the path-words signal).
+    /// The query's content words, for the path-words signal. None for a
+    /// bare name: its parts in a file name say nothing (`path_router.go`
+    /// is not about `Router`); the exact-name signals judge it.
     pub content_words: Vec<String>,
     /// The files defining a symbol the query names.
     pub named_files: HashSet<FileId>,
@@ -334,10 +336,13 @@ pub fn plan(request: &SearchRequest, query: &Query, c: &Classification, intent: 
     let allowed = |m: Modality| explicit.is_none_or(|e| e.contains(&m));
     // The dominant modality comes from the whole profile, not the preset:
     // "who calls X" goes to the graph even though the default preset does
-    // not fuse it.
+    // not fuse it. The route is the specification's rule, read from the
+    // seed's profile: learned weights tune fusion, and no training query
+    // measures a direct route, so learning never moves one.
+    let route = WeightProfile::default().weights_for(intent, c);
     if c.confidence >= DIRECT_THRESHOLD
         && !c.mixed
-        && let Some(dominant) = profile.dominant()
+        && let Some(dominant) = route.dominant()
         && allowed(dominant)
     {
         return single(dominant);
@@ -384,7 +389,11 @@ impl Index {
             query,
             classification,
             intent,
-            content_words: maguyva_core::tokens::content_words(&request.text),
+            content_words: if classification.is_bare_name() {
+                Vec::new()
+            } else {
+                maguyva_core::tokens::content_words(&request.text)
+            },
             named_files: self.files_defining_named_symbols(&request.text),
             named_symbols: named_identifiers(&request.text)
                 .into_iter()

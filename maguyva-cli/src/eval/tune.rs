@@ -9,7 +9,7 @@
 
 use super::{Benchmark, CUTOFF, Task, distinct_files, score};
 use crate::engine::search::{Ordering, PreparedQuery, plan};
-use crate::engine::{CentralityScale, Index, IndexSettings, RankingConfig, SearchRequest};
+use crate::engine::{Base, CentralityScale, Index, IndexSettings, RankingConfig, SearchRequest};
 use anyhow::{Context, Result, bail};
 use maguyva_core::{Hit, Modality};
 use maguyva_fusion::Preset;
@@ -251,6 +251,10 @@ pub fn knobs() -> Vec<Knob> {
     ]
 }
 
+/// The least gain in the objective that changes a learned value, and that
+/// keeps a signal on: less is noise at this data size.
+const MIN_GAIN: f64 = 1e-4;
+
 /// A ranking signal `--tune` can switch off (or on), for the report of what
 /// each one is worth under cross-validation.
 #[derive(Debug, Clone, Copy)]
@@ -313,6 +317,9 @@ pub struct SwitchReport {
     /// choice (off where the learned ranking has it on, and on at a prior
     /// strength where it has it off).
     pub cv_toggled: Vec<f64>,
+    /// Whether the signal was switched off in the written ranking because
+    /// switching it off cost less than `MIN_GAIN` under cross-validation.
+    pub pruned: bool,
 }
 
 /// One benchmark's queries over indexes, ready to be ranked many times.
@@ -504,6 +511,18 @@ impl Corpus {
         preset: Preset,
         replaced: Option<(Modality, &[Vec<Hit>])>,
     ) -> Vec<f64> {
+        self.ndcgs_of(ranking, preset, None, replaced)
+    }
+
+    /// As `ndcgs`, with `only` running those modalities instead of the
+    /// preset's.
+    fn ndcgs_of(
+        &self,
+        ranking: &RankingConfig,
+        preset: Preset,
+        only: Option<&[Modality]>,
+        replaced: Option<(Modality, &[Vec<Hit>])>,
+    ) -> Vec<f64> {
         self.queries
             .par_iter()
             .enumerate()
@@ -512,6 +531,9 @@ impl Corpus {
                 let mut request = q.request.clone();
                 request.ranking = ranking.clone();
                 request.preset = preset;
+                if let Some(only) = only {
+                    request.modalities = Some(only.to_vec());
+                }
                 let p = plan(
                     &request,
                     &q.prepared.query,
@@ -586,7 +608,6 @@ impl Corpus {
         keep: &dyn Fn(&Query) -> bool,
         log: &mut dyn FnMut(&str),
     ) -> Result<(RankingConfig, f64)> {
-        const MIN_GAIN: f64 = 1e-4;
         const MAX_PASSES: usize = 4;
         let mut best = start.clone();
         self.refresh(&best)?;
@@ -649,6 +670,12 @@ impl Corpus {
     fn evaluate(&mut self, ranking: &RankingConfig) -> Result<Vec<f64>> {
         self.refresh(ranking)?;
         Ok(self.ndcgs(ranking, Preset::Default, None))
+    }
+
+    /// NDCG@10 of every query under `ranking`'s text modality alone.
+    fn evaluate_text(&mut self, ranking: &RankingConfig) -> Result<Vec<f64>> {
+        self.refresh(ranking)?;
+        Ok(self.ndcgs_of(ranking, Preset::Default, Some(&[Modality::Text]), None))
     }
 
     /// Means of per-query NDCG@10 for one set: overall, per category and
@@ -721,14 +748,20 @@ pub struct TuneReport {
     pub cv_default: Vec<Breakdown>,
     /// Per training set: the ranking learned without each fold, on that fold.
     pub cv_learned: Vec<Breakdown>,
+    /// Per training set: the seed's text modality alone.
+    pub cv_seed_text: Vec<Breakdown>,
+    /// Per training set: the text modality alone under the ranking learned
+    /// without each fold, on that fold.
+    pub cv_learned_text: Vec<Breakdown>,
     /// Each signal switched the other way in every fold's learned ranking.
     pub switches: Vec<SwitchReport>,
     /// The ranking learned on all training data, as a file over the seed.
     pub learned: serde_json::Value,
     /// Its objective on all training data.
     pub train_objective: f64,
-    /// On the validation benchmark (never fitted): seed, default, learned.
-    pub validation: Option<[Breakdown; 3]>,
+    /// On the validation benchmark (never fitted): seed, default, learned,
+    /// and the learned ranking's text modality alone.
+    pub validation: Option<[Breakdown; 4]>,
 }
 
 /// Options of a tuning run.
@@ -778,6 +811,7 @@ pub fn run(opts: &TuneOptions, status: &mut dyn FnMut(&str)) -> Result<TuneRepor
     ));
     let k = opts.folds.max(2);
     let fold_of = corpus.folds(k);
+    let seed_text_ndcg = corpus.evaluate_text(&seed)?;
     let seed_ndcg = corpus.evaluate(&seed)?;
     let default_ndcg = corpus.evaluate(&shipped)?;
     let all = |_: &Query| true;
@@ -786,15 +820,18 @@ pub fn run(opts: &TuneOptions, status: &mut dyn FnMut(&str)) -> Result<TuneRepor
     // Each query's NDCG under the ranking learned without its fold, and
     // under that ranking with each signal switched against the final choice.
     let mut cv_ndcg = vec![0.0; corpus.queries.len()];
+    let mut cv_text_ndcg = vec![0.0; corpus.queries.len()];
     let mut toggled_ndcg = vec![vec![0.0; corpus.queries.len()]; SWITCHES.len()];
     for fold in 0..k {
         let train = |q: &Query| fold_of[q.repo] != fold;
         let (fold_learned, obj) = corpus
             .tune(&seed, &train, &mut |line| status(&format!("fold {}/{k} {line}", fold + 1)))?;
+        let text = corpus.evaluate_text(&fold_learned)?;
         let ndcgs = corpus.evaluate(&fold_learned)?;
         for (i, q) in corpus.queries.iter().enumerate() {
             if fold_of[q.repo] == fold {
                 cv_ndcg[i] = ndcgs[i];
+                cv_text_ndcg[i] = text[i];
             }
         }
         for (si, switch) in SWITCHES.iter().enumerate() {
@@ -820,19 +857,39 @@ pub fn run(opts: &TuneOptions, status: &mut dyn FnMut(&str)) -> Result<TuneRepor
     let cv_seed = per_set(&seed_ndcg, &corpus);
     let cv_default = per_set(&default_ndcg, &corpus);
     let cv_learned = per_set(&cv_ndcg, &corpus);
+    let cv_seed_text = per_set(&seed_text_ndcg, &corpus);
+    let cv_learned_text = per_set(&cv_text_ndcg, &corpus);
     let set_means = |ndcgs: &[f64], c: &Corpus| -> Vec<f64> {
         (0..c.sets.len()).map(|s| c.breakdown(ndcgs, s, &all).all).collect()
     };
-    let switches = SWITCHES
-        .iter()
-        .zip(&toggled_ndcg)
-        .map(|(sw, toggled)| SwitchReport {
+    // A signal stays on only where cross-validation says it helps: one
+    // that costs less than MIN_GAIN to switch off is switched off.
+    let cv_objective = corpus.objective(&cv_ndcg, &all);
+    let mut learned = learned;
+    let mut switches = Vec::new();
+    for (sw, toggled) in SWITCHES.iter().zip(&toggled_ndcg) {
+        let on = sw.is_on(&learned);
+        let pruned = on && corpus.objective(toggled, &all) > cv_objective - MIN_GAIN;
+        switches.push(SwitchReport {
             name: sw.name.to_string(),
-            on_in_learned: sw.is_on(&learned),
+            on_in_learned: on,
             cv_learned: set_means(&cv_ndcg, &corpus),
             cv_toggled: set_means(toggled, &corpus),
-        })
-        .collect();
+            pruned,
+        });
+    }
+    for (sw, report) in SWITCHES.iter().zip(&switches) {
+        if report.pruned {
+            learned = sw.forced(&learned, false);
+            status(&format!("{}: off, it does not help under cross-validation", sw.name));
+        }
+    }
+    let train_objective = if switches.iter().any(|s| s.pruned) {
+        let ndcgs = corpus.evaluate(&learned)?;
+        corpus.objective(&ndcgs, &all)
+    } else {
+        train_objective
+    };
     let validation = match &opts.validation {
         None => None,
         Some((bench, checkouts, index_root)) => {
@@ -850,6 +907,8 @@ pub fn run(opts: &TuneOptions, status: &mut dyn FnMut(&str)) -> Result<TuneRepor
                 let n = dev.evaluate(r)?;
                 out.push(dev.breakdown(&n, 0, &all));
             }
+            let n = dev.evaluate_text(&learned)?;
+            out.push(dev.breakdown(&n, 0, &all));
             out.try_into().ok()
         }
     };
@@ -858,10 +917,12 @@ pub fn run(opts: &TuneOptions, status: &mut dyn FnMut(&str)) -> Result<TuneRepor
         weights: corpus.weights.clone(),
         folds: k,
         cv_seed,
+        cv_seed_text,
+        cv_learned_text,
         cv_default,
         cv_learned,
         switches,
-        learned: learned.diff_from(&seed)?,
+        learned: learned.to_file(Base::Seed)?,
         train_objective,
         validation,
     })
@@ -908,39 +969,51 @@ pub fn render(r: &TuneReport) -> String {
                 ("seed", &r.cv_seed[i]),
                 ("default", &r.cv_default[i]),
                 ("learned", &r.cv_learned[i]),
+                ("seed text", &r.cv_seed_text[i]),
+                ("lrnd text", &r.cv_learned_text[i]),
             ],
         );
     }
     if !r.switches.is_empty() {
         let _ = writeln!(
             out,
-            "signals switched against the learned choice in every fold's ranking (NDCG@10 on held-out folds, first set)"
+            "signals switched against the learned choice in every fold's ranking (NDCG@10 on held-out folds; delta per set)"
         );
-        let _ = writeln!(
-            out,
-            "  {:<22} {:>10} {:>9} {:>9} {:>8}",
-            "", "learned", "as learned", "switched", "delta"
-        );
+        let _ = write!(out, "  {:<22} {:>8} {:>10}", "", "learned", "as learned");
+        for set in &r.sets {
+            let short = set.rsplit('/').next().unwrap_or(set);
+            let _ = write!(out, " {:>12}", short.chars().take(12).collect::<String>());
+        }
+        let _ = writeln!(out);
         for sw in &r.switches {
-            let (a, b) = (sw.cv_learned.first(), sw.cv_toggled.first());
-            if let (Some(a), Some(b)) = (a, b) {
-                let _ = writeln!(
-                    out,
-                    "  {:<22} {:>10} {:>9.3} {:>9.3} {:>+8.3}",
-                    sw.name,
-                    if sw.on_in_learned { "on" } else { "off" },
-                    a,
-                    b,
-                    b - a
-                );
+            let state = match (sw.on_in_learned, sw.pruned) {
+                (true, true) => "pruned",
+                (true, false) => "on",
+                (false, _) => "off",
+            };
+            let _ = write!(
+                out,
+                "  {:<22} {:>8} {:>10.4}",
+                sw.name,
+                state,
+                sw.cv_learned.first().copied().unwrap_or(0.0)
+            );
+            for (a, b) in sw.cv_learned.iter().zip(&sw.cv_toggled) {
+                let _ = write!(out, " {:>+12.4}", b - a);
             }
+            let _ = writeln!(out);
         }
     }
-    if let Some([seed, default, learned]) = &r.validation {
+    if let Some([seed, default, learned, learned_text]) = &r.validation {
         table(
             &mut out,
             "validation (never fitted): NDCG@10",
-            &[("seed", seed), ("default", default), ("learned", learned)],
+            &[
+                ("seed", seed),
+                ("default", default),
+                ("learned", learned),
+                ("lrnd text", learned_text),
+            ],
         );
     }
     let _ = writeln!(out, "learned on all training data (objective {:.4}):", r.train_objective);
