@@ -6,7 +6,7 @@ cuts a literal out of each, runs `maguyva search '"LITERAL"' --path ROOT --json`
 and checks that the first result is a file that contains the literal.
 
     python3 scripts/literal-check.py --bin target/release/maguyva \
-        --bench ../shared/bench --checkouts ../bench-checkouts [--per-repo 5]
+        --bench BENCH --checkouts CHECKOUTS [--per-repo 5]
 """
 
 from __future__ import annotations

@@ -393,8 +393,8 @@ mod tests {
         let c = |q: &str| IntentClassifier::new().classify(q);
         assert!(c("Router").is_bare_name());
         assert!(!c("Router").names_in_question());
-        assert!(c("how Router dispatches requests").names_in_question());
-        assert!(!c("how Router dispatches requests").is_bare_name());
+        assert!(c("how parseConfig reads the defaults").names_in_question());
+        assert!(!c("how parseConfig reads the defaults").is_bare_name());
         assert!(!c("how are routes registered").is_bare_name());
         assert!(!c("fn parse_config").is_bare_name());
     }

@@ -1,5 +1,5 @@
-//! Reading a benchmark in the format of `shared/bench`: `repos.json` and one
-//! `annotations/NAME.json` per repository.
+//! Reading a benchmark (the format of `benches/train/README.md`): `repos.json`
+//! and one `annotations/NAME.json` per repository.
 
 use anyhow::{Context, Result, bail};
 use serde::Deserialize;

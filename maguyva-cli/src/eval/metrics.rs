@@ -1,4 +1,4 @@
-//! The benchmark's metrics, exactly as `shared/bench/README.md` defines them:
+//! The benchmark metrics (README, "Measuring quality"), computed as follows:
 //! results reduced to distinct files, top 10; a result matches a label when
 //! the paths are equal or one ends with `/` plus the other; each label counts
 //! once, at the rank of the first result that matches it.
