@@ -121,7 +121,7 @@ pub fn render_plan(resp: &SearchResponse) -> String {
             plan.preset,
             weights.join(", ")
         );
-        if resp.fusion_strategy.as_deref() == Some("rrf") {
+        if matches!(resp.fusion_strategy.as_deref(), Some("rrf" | "fallback")) {
             let _ = write!(line, ", k {}", plan.k);
         }
     }

@@ -181,3 +181,56 @@ fn a_name_defined_outside_the_tree_finds_the_file_that_brings_it_in() {
         "{json}"
     );
 }
+
+#[test]
+fn a_graph_with_nothing_falls_back_to_the_text_that_has_the_name() {
+    let repo = Repo::fixture("python");
+    repo.write(
+        "shop/limits.py",
+        "# The old retry budget moved to settings; see legacy_hook.\nLIMITS = {\"legacy_hook\": 3}\n",
+    );
+    // No definition, call or import of the name: the graph has nothing,
+    // and the answer comes from where the text has it.
+    let (run, json) = repo.search_json("who calls legacy_hook", &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(json["intent"], "find_references");
+    assert_eq!(json["fusion_strategy"], "fallback");
+    assert_eq!(json["modalities"], json!(["graph", "text", "structural"]));
+    assert_eq!(result_paths(&json), vec!["shop/limits.py"]);
+    // A name nowhere in the text stays unanswered, though its parts
+    // ("here") are words of other files.
+    let (run, json) = repo.search_json("who calls nothing_is_here_at_all", &[]);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    assert_eq!(json["fusion_strategy"], "fallback");
+    assert!(result_paths(&json).is_empty());
+    // A name the graph knows keeps the direct route.
+    let (_, json) = repo.search_json("who calls apply_discount", &[]);
+    assert_eq!(json["fusion_strategy"], "direct");
+}
+
+#[test]
+fn a_named_definition_is_shown_through_its_own_lines() {
+    // The word fills the top of the file; the definition sits at its end,
+    // in another fragment.
+    let repo = Repo::empty();
+    let mut text = String::from("package routing\n\n");
+    for i in 0..80 {
+        text.push_str(&format!(
+            "// Router note {i}: the Router table, Router hooks and Router order.\n"
+        ));
+    }
+    text.push_str("\n// Router dispatches requests to handlers.\ntype Router struct {\n\tpaths map[string]int\n}\n");
+    let def_line = text.lines().position(|l| l.starts_with("type Router struct")).unwrap() + 1;
+    repo.write("routing/mux.go", &text);
+    repo.write(
+        "routing/handler.go",
+        "package routing\n\n// Handler serves a request.\ntype Handler func()\n",
+    );
+    let (run, json) = repo.search_json("Router", &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(json["fusion_strategy"], "rrf");
+    let first = &json["results"][0];
+    assert_eq!(first["path"], "routing/mux.go");
+    let (start, end) = (first["start_line"].as_u64().unwrap(), first["end_line"].as_u64().unwrap());
+    assert!((start..=end).contains(&(def_line as u64)), "{first}");
+}

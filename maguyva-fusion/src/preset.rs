@@ -79,6 +79,10 @@ pub enum FusionStrategy {
     Direct,
     /// Several modalities were fused by weighted RRF.
     Rrf,
+    /// The direct route's modality found nothing (a graph with no edge for
+    /// the name, no definition of it), and the text and structural
+    /// modalities answered instead.
+    Fallback,
 }
 
 impl FusionStrategy {
@@ -87,6 +91,7 @@ impl FusionStrategy {
         match self {
             FusionStrategy::Direct => "direct",
             FusionStrategy::Rrf => "rrf",
+            FusionStrategy::Fallback => "fallback",
         }
     }
 }

@@ -362,6 +362,68 @@ pub fn plan(request: &SearchRequest, query: &Query, c: &Classification, intent: 
     }
 }
 
+/// Shows each file that defines a symbol the query names through that
+/// definition (the structural modality's fragment), whichever modality
+/// contributed most: "where is Router defined" wants the definition's
+/// lines. Order and scores do not change.
+fn show_definitions(
+    fused: &mut [FusedHit],
+    prepared: &PreparedQuery,
+    lists: &[(Modality, Vec<Hit>)],
+) {
+    let Some((_, structural)) = lists.iter().find(|(m, _)| *m == Modality::Structural) else {
+        return;
+    };
+    for hit in fused.iter_mut().filter(|h| prepared.named_files.contains(&h.file)) {
+        if let Some(def) = structural.iter().find(|d| d.file == hit.file) {
+            hit.chunk = def.chunk;
+            hit.lines = def.lines;
+        }
+    }
+}
+
+/// Whether `word` occurs in `text` with no identifier character on either
+/// side.
+fn has_whole_word(text: &str, word: &str) -> bool {
+    let is_ident = |c: char| c.is_alphanumeric() || c == '_';
+    !word.is_empty()
+        && text.match_indices(word).any(|(at, _)| {
+            !text[..at].chars().next_back().is_some_and(is_ident)
+                && !text[at + word.len()..].chars().next().is_some_and(is_ident)
+        })
+}
+
+/// What a direct route to the graph or the structural modality falls back
+/// to when that modality finds nothing: the text and structural modalities
+/// (the evidence that the name occurs at all) with the intent's weights,
+/// so that "who calls X" is never empty where the text has X. A direct
+/// route to the text modality (a literal, an error string) has no
+/// fallback: nothing found is the answer.
+pub fn fallback_plan(
+    request: &SearchRequest,
+    query: &Query,
+    c: &Classification,
+    intent: Intent,
+    direct: &Plan,
+) -> Option<Plan> {
+    let [m] = direct.weights.active()[..] else { return None };
+    if direct.strategy != FusionStrategy::Direct
+        || !matches!(m, Modality::Graph | Modality::Structural)
+        || request.modalities.is_some()
+        || request.preset == Preset::Quick
+        || query.mode() != MatchMode::Keyword
+    {
+        return None;
+    }
+    let others: Vec<Modality> =
+        [Modality::Text, Modality::Structural].into_iter().filter(|&x| x != m).collect();
+    let mut weights = request.ranking.profiles.weights_for(intent, c).restricted_to(&others);
+    if weights.active().is_empty() {
+        weights.set(Modality::Text, 1.0);
+    }
+    Some(Plan { strategy: FusionStrategy::Fallback, weights, k: direct.k })
+}
+
 impl Index {
     fn retriever(&self, modality: Modality, ranking: &RankingConfig) -> Box<dyn Retriever + '_> {
         match modality {
@@ -439,9 +501,7 @@ impl Index {
         plan: &Plan,
         lists: &[(Modality, Vec<Hit>)],
     ) -> Ordering {
-        if plan.strategy == FusionStrategy::Direct
-            && let [m] = plan.weights.active().as_slice()
-        {
+        if let [m] = plan.weights.active().as_slice() {
             let hits = lists.iter().find(|(x, _)| x == m).map(|(_, h)| h.clone());
             return Ordering::Direct(*m, hits.unwrap_or_default());
         }
@@ -458,36 +518,42 @@ impl Index {
             boost: ranking.centrality != CentralityScale::Off,
             ..FusionParams::default()
         };
-        Ordering::Fused(fuse(lists, &plan.weights, &params, &context))
+        let mut fused = fuse(lists, &plan.weights, &params, &context);
+        if prepared.intent == Intent::FindDefinition {
+            show_definitions(&mut fused, prepared, lists);
+        }
+        Ordering::Fused(fused)
     }
 
     /// Runs a query.
     pub fn search(&self, request: &SearchRequest) -> Result<SearchResponse> {
         let start = Instant::now();
         let prepared = self.prepare(request)?;
-        let plan = plan(request, &prepared.query, &prepared.classification, prepared.intent);
-        let modalities = plan.weights.active();
+        let mut plan = plan(request, &prepared.query, &prepared.classification, prepared.intent);
+        let mut modalities = plan.weights.active();
         let mut timings_ms = BTreeMap::new();
         timings_ms.insert("classify".to_string(), start.elapsed().as_secs_f64() * 1000.0);
-        let runs = self.retrieve(
-            &prepared.query,
-            &modalities,
-            &request.ranking,
-            Self::fetch_size(request),
-        )?;
-        let mut lists = Vec::with_capacity(runs.len());
-        for (m, hits, ms) in runs {
-            timings_ms.insert(m.as_str().to_string(), ms);
-            lists.push((m, hits));
-        }
-        let t = Instant::now();
-        let results = match self.order(&request.ranking, &prepared, &plan, &lists) {
-            Ordering::Direct(m, hits) => self.one_per_file(&hits, m, request.limit),
-            Ordering::Fused(fused) => {
-                timings_ms.insert("fusion".to_string(), t.elapsed().as_secs_f64() * 1000.0);
-                self.fused_results(&fused, &plan.weights, request.limit, request.explain)
+        let mut results = self.answer(request, &prepared, &plan, &mut timings_ms)?;
+        if results.is_empty()
+            && let Some(fallback) = fallback_plan(
+                request,
+                &prepared.query,
+                &prepared.classification,
+                prepared.intent,
+                &plan,
+            )
+        {
+            results = self.answer(request, &prepared, &fallback, &mut timings_ms)?;
+            // Words of a name match parts of other names; only files where
+            // a name the query gives occurs whole are an answer.
+            let names: Vec<&str> =
+                named_identifiers(&request.text).into_iter().map(last_segment).collect();
+            if !names.is_empty() {
+                results.retain(|r| self.file_has_any_word(&r.path, &names));
             }
-        };
+            modalities.extend(fallback.weights.active());
+            plan = fallback;
+        }
         timings_ms.insert("total".to_string(), start.elapsed().as_secs_f64() * 1000.0);
         let classification = prepared.classification;
         Ok(SearchResponse {
@@ -505,6 +571,44 @@ impl Index {
                 weights: plan.weights,
                 k: plan.k,
             }),
+        })
+    }
+
+    /// Whether the file at `path` holds one of `words` as a whole word.
+    fn file_has_any_word(&self, path: &str, words: &[&str]) -> bool {
+        let Some(i) = self.manifest.files.iter().position(|f| f.path == path) else {
+            return false;
+        };
+        let text = self.content.text(FileId(i as u32));
+        words.iter().any(|w| has_whole_word(text, w))
+    }
+
+    /// Runs a plan's modalities and orders their lists into results.
+    fn answer(
+        &self,
+        request: &SearchRequest,
+        prepared: &PreparedQuery,
+        plan: &Plan,
+        timings_ms: &mut BTreeMap<String, f64>,
+    ) -> Result<Vec<SearchResult>> {
+        let runs = self.retrieve(
+            &prepared.query,
+            &plan.weights.active(),
+            &request.ranking,
+            Self::fetch_size(request),
+        )?;
+        let mut lists = Vec::with_capacity(runs.len());
+        for (m, hits, ms) in runs {
+            timings_ms.insert(m.as_str().to_string(), ms);
+            lists.push((m, hits));
+        }
+        let t = Instant::now();
+        Ok(match self.order(&request.ranking, prepared, plan, &lists) {
+            Ordering::Direct(m, hits) => self.one_per_file(&hits, m, request.limit),
+            Ordering::Fused(fused) => {
+                timings_ms.insert("fusion".to_string(), t.elapsed().as_secs_f64() * 1000.0);
+                self.fused_results(&fused, &plan.weights, request.limit, request.explain)
+            }
         })
     }
 
@@ -617,6 +721,17 @@ fn lines_of<'a>(fragment_text: &'a str, fragment: &Fragment, span: LineSpan) -> 
 mod tests {
     use super::*;
     use maguyva_core::FileId;
+
+    #[test]
+    fn whole_words_only() {
+        assert!(has_whole_word("see legacy_hook.", "legacy_hook"));
+        assert!(has_whole_word("{\"legacy_hook\": 3}", "legacy_hook"));
+        assert!(!has_whole_word("my_legacy_hook2", "legacy_hook"));
+        assert!(!has_whole_word("legacy_hooks", "legacy_hook"));
+        assert!(has_whole_word("legacy_hooks legacy_hook", "legacy_hook"));
+        assert!(!has_whole_word("anything", ""));
+        assert!(has_whole_word("é legacy_hook é", "legacy_hook"));
+    }
 
     #[test]
     fn quoted_text_becomes_a_literal() {
