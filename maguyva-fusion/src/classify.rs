@@ -9,6 +9,10 @@ use serde::Serialize;
 pub const CONFIDENCE_DEFINITION_KEYWORD: f32 = 0.95;
 /// SPEC rule 2: "who calls", "callers of" ...
 pub const CONFIDENCE_REFERENCES: f32 = 0.90;
+/// "where is NAME defined", "definition of NAME": a question that asks for
+/// one definition, as surely as a reference or impact question asks for
+/// its kind of answer.
+pub const CONFIDENCE_DEFINITION_QUESTION: f32 = 0.90;
 /// SPEC rule 3: "impact", "blast radius" ...
 pub const CONFIDENCE_IMPACT: f32 = 0.90;
 /// SPEC rule 4: a quoted string.
@@ -96,6 +100,8 @@ const PANIC_PHRASES: &[&str] = &[
 pub enum Rule {
     /// Rule 1.
     DefinitionKeyword,
+    /// Rule 1, asked as a question ("where is NAME defined").
+    DefinitionQuestion,
     /// Rule 2.
     References,
     /// Rule 3.
@@ -119,6 +125,7 @@ impl Rule {
     pub fn as_str(self) -> &'static str {
         match self {
             Rule::DefinitionKeyword => "definition_keyword",
+            Rule::DefinitionQuestion => "definition_question",
             Rule::References => "references",
             Rule::Impact => "impact",
             Rule::QuotedString => "quoted_string",
@@ -156,6 +163,27 @@ impl Classification {
     /// Whether the query is a bare identifier (`Router`, `parse_config`).
     pub fn is_bare_name(&self) -> bool {
         self.rule == Rule::Identifier && self.confidence >= CONFIDENCE_BARE_IDENTIFIER
+    }
+}
+
+/// Whether a lowercased query asks where one name is defined: "where is
+/// NAME defined", "where's NAME declared", "where NAME is defined",
+/// "definition of NAME" (a question mark allowed), NAME one word.
+fn asks_for_definition(lower: &str) -> bool {
+    let words: Vec<&str> = lower.trim_end_matches('?').split_whitespace().collect();
+    let is_name = |w: &str| {
+        !w.is_empty()
+            && w.chars().all(|c| is_identifier_char(c) || matches!(c, '.' | ':' | '#'))
+            && w.chars().any(char::is_alphabetic)
+    };
+    let defined = |w: &str| matches!(w, "defined" | "declared");
+    match words.as_slice() {
+        ["where", "is" | "are", name, d] | ["where", name, "is" | "are", d] => {
+            is_name(name) && defined(d)
+        }
+        ["where's", name, d] => is_name(name) && defined(d),
+        ["definition", "of", name] => is_name(name),
+        _ => false,
     }
 }
 
@@ -308,6 +336,14 @@ impl IntentClassifier {
                 Rule::DefinitionKeyword,
             );
         }
+        // Rule 1, as a question.
+        if asks_for_definition(&lower) {
+            return c(
+                Intent::FindDefinition,
+                CONFIDENCE_DEFINITION_QUESTION,
+                Rule::DefinitionQuestion,
+            );
+        }
         // Rule 2.
         if REFERENCE_PHRASES.iter().any(|p| contains_phrase(&lower, p)) {
             return c(Intent::FindReferences, CONFIDENCE_REFERENCES, Rule::References);
@@ -386,6 +422,26 @@ mod tests {
     fn check(query: &str, intent: Intent, confidence: f32) {
         let got = IntentClassifier::new().classify(query);
         assert_eq!((got.intent, got.confidence), (intent, confidence), "{query:?} -> {got:?}");
+    }
+
+    #[test]
+    fn definition_questions_ask_for_one_definition() {
+        let c = |q: &str| IntentClassifier::new().classify(q);
+        for q in [
+            "where is parseConfig defined",
+            "Where is Router defined?",
+            "where's config.load declared",
+            "where parse_config is defined",
+            "definition of Http::Request",
+        ] {
+            let got = c(q);
+            assert_eq!(got.intent, Intent::FindDefinition, "{q}");
+            assert_eq!(got.rule, Rule::DefinitionQuestion, "{q}");
+            assert!(got.confidence >= crate::DIRECT_THRESHOLD, "{q}");
+        }
+        for q in ["where is the config defined", "how are routes defined", "definition"] {
+            assert_ne!(c(q).rule, Rule::DefinitionQuestion, "{q}");
+        }
     }
 
     #[test]
@@ -491,7 +547,7 @@ mod tests {
         check("parse_config", Intent::FindDefinition, 0.80);
         check("Router", Intent::FindDefinition, 0.80);
         check("Rack::Response", Intent::FindDefinition, 0.80);
-        check("where is parseConfig defined", Intent::FindDefinition, 0.68);
+        check("how parseConfig reads defaults", Intent::FindDefinition, 0.68);
         check(
             "the total_with_tax helper and how it rounds numbers in checkout",
             Intent::FindDefinition,
