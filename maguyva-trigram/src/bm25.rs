@@ -256,14 +256,22 @@ pub fn top_k(scores: &[f32], limit: usize) -> Vec<Scored> {
         .filter(|(_, s)| **s > 0.0)
         .map(|(i, &score)| Scored { chunk: ChunkId(i as u32), score })
         .collect();
-    let cmp = |a: &Scored, b: &Scored| b.score.total_cmp(&a.score).then(a.chunk.cmp(&b.chunk));
-    if hits.len() > limit && limit > 0 {
-        hits.select_nth_unstable_by(limit - 1, cmp);
-        hits.truncate(limit);
-    }
-    hits.sort_by(cmp);
-    hits.truncate(limit);
+    keep_best(&mut hits, limit, |a, b| b.score.total_cmp(&a.score).then(a.chunk.cmp(&b.chunk)));
     hits
+}
+
+/// Keeps the `limit` first items of `items` in `cmp`'s order, sorted,
+/// without sorting the rest.
+pub(crate) fn keep_best<T>(
+    items: &mut Vec<T>,
+    limit: usize,
+    cmp: impl Fn(&T, &T) -> std::cmp::Ordering,
+) {
+    if items.len() > limit && limit > 0 {
+        items.select_nth_unstable_by(limit - 1, &cmp);
+    }
+    items.truncate(limit);
+    items.sort_by(cmp);
 }
 
 #[cfg(test)]

@@ -368,15 +368,7 @@ impl TextIndex {
                 (score > 0.0).then_some((score, f, e.best.1))
             })
             .collect();
-        let cmp = |a: &(f32, usize, ChunkId), b: &(f32, usize, ChunkId)| {
-            b.0.total_cmp(&a.0).then(a.1.cmp(&b.1))
-        };
-        if ranked.len() > limit && limit > 0 {
-            ranked.select_nth_unstable_by(limit - 1, cmp);
-            ranked.truncate(limit);
-        }
-        ranked.sort_by(cmp);
-        ranked.truncate(limit);
+        crate::bm25::keep_best(&mut ranked, limit, |a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
         ranked
             .into_iter()
             .filter_map(|(score, _, chunk)| {

@@ -87,6 +87,25 @@ macro_rules! weight_knob {
     };
 }
 
+/// A signal's strength; `$off` (the strength that changes nothing) switches
+/// the signal off and keeps the last strength.
+macro_rules! signal_knob {
+    ($name:literal, $switch:ident, $strength:ident, $grid:expr, $off:expr) => {
+        Knob {
+            name: $name,
+            stage: Stage::Fusion,
+            grid: $grid,
+            get: |r| if r.signals.$switch { r.signals.$strength } else { $off },
+            set: |r, v| {
+                r.signals.$switch = v != $off;
+                if v != $off {
+                    r.signals.$strength = v;
+                }
+            },
+        }
+    };
+}
+
 /// The parameters `--tune` learns. The intents that training queries
 /// exercise (understand_code and find_definition) have their weights
 /// learned; the others keep the seed's, since no training query measures
@@ -137,54 +156,10 @@ pub fn knobs() -> Vec<Knob> {
                 }
             },
         },
-        Knob {
-            name: "signals.test_file_factor",
-            stage: Stage::Fusion,
-            grid: FACTORS,
-            get: |r| if r.signals.test_files { r.signals.test_file_factor } else { 1.0 },
-            set: |r, v| {
-                r.signals.test_files = v < 1.0;
-                if v < 1.0 {
-                    r.signals.test_file_factor = v;
-                }
-            },
-        },
-        Knob {
-            name: "signals.path_words_lift",
-            stage: Stage::Fusion,
-            grid: LIFTS,
-            get: |r| if r.signals.path_words { r.signals.path_words_lift } else { 0.0 },
-            set: |r, v| {
-                r.signals.path_words = v > 0.0;
-                if v > 0.0 {
-                    r.signals.path_words_lift = v;
-                }
-            },
-        },
-        Knob {
-            name: "signals.query_symbol_lift",
-            stage: Stage::Fusion,
-            grid: LIFTS,
-            get: |r| if r.signals.query_symbols { r.signals.query_symbol_lift } else { 0.0 },
-            set: |r, v| {
-                r.signals.query_symbols = v > 0.0;
-                if v > 0.0 {
-                    r.signals.query_symbol_lift = v;
-                }
-            },
-        },
-        Knob {
-            name: "signals.named_file_lift",
-            stage: Stage::Fusion,
-            grid: LIFTS,
-            get: |r| if r.signals.named_file { r.signals.named_file_lift } else { 0.0 },
-            set: |r, v| {
-                r.signals.named_file = v > 0.0;
-                if v > 0.0 {
-                    r.signals.named_file_lift = v;
-                }
-            },
-        },
+        signal_knob!("signals.test_file_factor", test_files, test_file_factor, FACTORS, 1.0),
+        signal_knob!("signals.path_words_lift", path_words, path_words_lift, LIFTS, 0.0),
+        signal_knob!("signals.query_symbol_lift", query_symbols, query_symbol_lift, LIFTS, 0.0),
+        signal_knob!("signals.named_file_lift", named_file, named_file_lift, LIFTS, 0.0),
         Knob {
             name: "keyword.bm25.k1",
             stage: Stage::Text,
