@@ -456,6 +456,25 @@ impl CallGraph {
             .map(|i| FileId(i as u32))
     }
 
+    /// Edges into a node.
+    pub(crate) fn incoming(&self, node: u32) -> impl Iterator<Item = &Edge> + '_ {
+        self.graph
+            .edges_directed(NodeIndex::new(node as usize), Direction::Incoming)
+            .filter_map(|er| self.s.edges.get(*er.weight() as usize))
+    }
+
+    /// Edges out of a node.
+    pub(crate) fn outgoing(&self, node: u32) -> impl Iterator<Item = &Edge> + '_ {
+        self.graph
+            .edges_directed(NodeIndex::new(node as usize), Direction::Outgoing)
+            .filter_map(|er| self.s.edges.get(*er.weight() as usize))
+    }
+
+    /// Every file.
+    pub fn files(&self) -> &[FileInfo] {
+        &self.s.files
+    }
+
     fn sites(&self, node: u32, dir: Direction) -> Vec<Site> {
         let mut out: Vec<Site> = self
             .graph

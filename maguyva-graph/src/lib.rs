@@ -31,6 +31,7 @@
 #![deny(missing_docs)]
 
 pub use crate::{
+    dependents::{Dependent, ImpactTarget},
     error::{Error, Result},
     graph::{
         CallGraph, Edge, EdgeKind, GRAPH_FILE, GRAPH_FORMAT, GraphBuilder, MAX_AMBIGUOUS, Site,
@@ -42,6 +43,7 @@ pub use crate::{
     retriever::{GraphParams, GraphRetriever, GraphTargets},
 };
 
+mod dependents;
 mod error;
 mod graph;
 mod input;

@@ -152,6 +152,80 @@ impl<'a> ModuleIndex<'a> {
         }
     }
 
+    /// The files a module, package or file is named by, as a user names it
+    /// in a question rather than in an import: `aiohttp.payload`,
+    /// `axum::routing::route`, `absl/flags/marshalling.h`,
+    /// `github.com/go-chi/chi/v5/middleware`, `helpers/formDataToJSON`.
+    /// Leading segments the checkout does not show are dropped; a package
+    /// of a language whose packages are folders (Go, the JVM languages, C#,
+    /// Swift) is every file of its folder. Empty when nothing matches.
+    pub fn resolve_name(&self, name: &str) -> Vec<u32> {
+        let name = name.trim().trim_end_matches(['/', '\\']);
+        if name.is_empty() {
+            return Vec::new();
+        }
+        // A file named with its extension.
+        if name.contains('/') || name.contains('.') {
+            let segs: Vec<&str> =
+                name.split('/').filter(|s| !s.is_empty() && *s != "." && *s != "..").collect();
+            for start in 0..segs.len() {
+                if let Some(v) = self.by_name.get(&key(&segs[start..]))
+                    && let Some(hit) = self.shallowest(v)
+                {
+                    return vec![hit];
+                }
+            }
+        }
+        let segs: Vec<&str> = name.split(['.', ':', '/', '\\']).filter(|s| !s.is_empty()).collect();
+        let n = segs.len();
+        for len in (1..=n).rev() {
+            for lead in 0..=(n - len) {
+                let part = &segs[lead..lead + len];
+                let k = key(part);
+                let folder = self.by_dir.get(&k).and_then(|folders| {
+                    folders.iter().copied().min_by_key(|f| (f.matches('/').count(), f.len()))
+                });
+                let packaged = folder.and_then(|f| self.in_dir.get(f)).is_some_and(|v| {
+                    v.iter().any(|&i| {
+                        self.files.get(i as usize).is_some_and(|x| {
+                            matches!(
+                                x.language,
+                                Some(
+                                    Language::Go
+                                        | Language::Java
+                                        | Language::Kotlin
+                                        | Language::Scala
+                                        | Language::CSharp
+                                        | Language::Swift
+                                )
+                            )
+                        })
+                    })
+                });
+                let file = self.by_suffix.get(&k).and_then(|v| self.shallowest(v));
+                match (file, folder) {
+                    (Some(f), _) if !packaged => return vec![f],
+                    (_, Some(dir)) if packaged || lead + len == n => {
+                        if let Some(v) = self.in_dir.get(dir) {
+                            return v.clone();
+                        }
+                    }
+                    (Some(f), _) => return vec![f],
+                    _ => {}
+                }
+            }
+        }
+        Vec::new()
+    }
+
+    /// The candidate nearest the root.
+    fn shallowest(&self, candidates: &[u32]) -> Option<u32> {
+        candidates.iter().copied().min_by_key(|&c| {
+            let p = self.files.get(c as usize).map_or("", |f| f.path.as_str());
+            (p.matches('/').count(), p.len())
+        })
+    }
+
     fn exact_with_ext(&self, candidates: &[String]) -> Vec<u32> {
         candidates.iter().find_map(|c| self.by_path.get(c.as_str()).copied()).into_iter().collect()
     }
@@ -470,5 +544,37 @@ mod tests {
             resolve(&f, 1, "Ecto.Changeset", None, ImportKind::Module),
             vec!["lib/ecto/changeset.ex"]
         );
+    }
+
+    #[test]
+    fn names_users_give_modules_packages_and_files() {
+        let f = files(&[
+            ("aiohttp/payload.py", Language::Python),
+            ("aiohttp/__init__.py", Language::Python),
+            ("absl/flags/marshalling.h", Language::Cpp),
+            ("middleware/logger.go", Language::Go),
+            ("middleware/middleware.go", Language::Go),
+            ("routing/route.rs", Language::Rust),
+            ("body/mod.rs", Language::Rust),
+            ("helpers/formDataToJSON.js", Language::JavaScript),
+        ]);
+        let index = ModuleIndex::new(&f);
+        let paths = |name: &str| -> Vec<&str> {
+            index.resolve_name(name).into_iter().map(|i| f[i as usize].path.as_str()).collect()
+        };
+        assert_eq!(paths("aiohttp.payload"), vec!["aiohttp/payload.py"]);
+        assert_eq!(paths("flags/marshalling.h"), vec!["absl/flags/marshalling.h"]);
+        assert_eq!(paths("absl/flags/marshalling.h"), vec!["absl/flags/marshalling.h"]);
+        // A Go package is its folder, whatever its files are called.
+        assert_eq!(
+            paths("github.com/acme/app/middleware"),
+            vec!["middleware/logger.go", "middleware/middleware.go"]
+        );
+        assert_eq!(paths("acme::routing::route"), vec!["routing/route.rs"]);
+        assert_eq!(paths("acme::body"), vec!["body/mod.rs"]);
+        assert_eq!(paths("helpers/formDataToJSON"), vec!["helpers/formDataToJSON.js"]);
+        assert_eq!(paths("__init__.py"), vec!["aiohttp/__init__.py"]);
+        assert!(paths("nothing.here").is_empty());
+        assert!(paths("").is_empty());
     }
 }

@@ -2,6 +2,7 @@
 //! names, what depends on them transitively when it asks about impact, and
 //! the most central definitions on its words when it names none.
 
+use crate::dependents::{Dependent, ImpactTarget};
 use crate::graph::{CallGraph, Site, normalize};
 use maguyva_core::tokens::is_function_word;
 use maguyva_core::{Analyzer, FileId, FragmentTable, Hit, LineSpan, Modality, Query, Retriever};
@@ -123,47 +124,69 @@ impl GraphRetriever {
         IMPACT_PHRASES.iter().any(|p| lower.contains(p))
     }
 
+    /// The words of a query that may name something, trimmed of
+    /// punctuation; question words and English function words dropped.
+    fn naming_words(text: &str) -> Vec<&str> {
+        text.split_whitespace()
+            .filter_map(|raw| {
+                let w = raw.trim_matches(|c: char| {
+                    !(c.is_alphanumeric() || matches!(c, '_' | ':' | '.' | '/' | '#' | '-' | '\\'))
+                });
+                let w = w.trim_end_matches(['.', ':']);
+                let lower = w.to_lowercase();
+                (!w.is_empty()
+                    && !is_function_word(&lower)
+                    && !QUESTION_WORDS.contains(&lower.as_str()))
+                .then_some(w)
+            })
+            .collect()
+    }
+
+    /// Whether a word is written like a path (`src/a.rs`, `cart.py`).
+    fn looks_like_path(w: &str) -> bool {
+        w.contains('/')
+            || w.rsplit_once('.').is_some_and(|(_, ext)| {
+                (1..=5).contains(&ext.len()) && ext.chars().all(|c| c.is_ascii_lowercase())
+            })
+    }
+
+    /// The definitions a word names: `Name`, or `Outer.Name` / `a::b::Name`
+    /// with the qualifiers matching the end of the definition's container path.
+    fn definitions_for(&self, w: &str) -> Vec<u32> {
+        let segments: Vec<&str> = w.split([':', '.', '#']).filter(|s| !s.is_empty()).collect();
+        let Some((last, qualifiers)) = segments.split_last() else { return Vec::new() };
+        let mut found = self.graph.definitions_named(last);
+        if !qualifiers.is_empty() {
+            let q: Vec<String> = qualifiers.iter().map(|s| normalize(s)).collect();
+            found.retain(|&d| {
+                self.graph.definition(d).is_some_and(|def| {
+                    let segs: Vec<String> = def
+                        .qualified_name
+                        .split([':', '.', '#'])
+                        .filter(|s| !s.is_empty())
+                        .map(normalize)
+                        .collect();
+                    segs[..segs.len().saturating_sub(1)].ends_with(&q)
+                })
+            });
+        }
+        found
+    }
+
     /// What a query names: definitions (by identifier or qualified name),
     /// files (by path), or else its words.
     pub fn targets(&self, text: &str) -> GraphTargets {
         let mut defs = Vec::new();
         let mut files = Vec::new();
         let mut words = Vec::new();
-        for raw in text.split_whitespace() {
-            let w = raw.trim_matches(|c: char| {
-                !(c.is_alphanumeric() || matches!(c, '_' | ':' | '.' | '/' | '#' | '-'))
-            });
-            let w = w.trim_end_matches(['.', ':']);
-            let lower = w.to_lowercase();
-            if w.is_empty() || is_function_word(&lower) || QUESTION_WORDS.contains(&lower.as_str())
+        for w in Self::naming_words(text) {
+            if Self::looks_like_path(w)
+                && let Some(f) = self.graph.file_by_path(w)
             {
-                continue;
-            }
-            let looks_like_path = w.contains('/')
-                || w.rsplit_once('.').is_some_and(|(_, ext)| {
-                    (1..=5).contains(&ext.len()) && ext.chars().all(|c| c.is_ascii_lowercase())
-                });
-            if looks_like_path && let Some(f) = self.graph.file_by_path(w) {
                 files.push(f);
                 continue;
             }
-            let segments: Vec<&str> = w.split([':', '.', '#']).filter(|s| !s.is_empty()).collect();
-            let Some((last, qualifiers)) = segments.split_last() else { continue };
-            let mut found = self.graph.definitions_named(last);
-            if !qualifiers.is_empty() {
-                let q: Vec<String> = qualifiers.iter().map(|s| normalize(s)).collect();
-                found.retain(|&d| {
-                    self.graph.definition(d).is_some_and(|def| {
-                        let segs: Vec<String> = def
-                            .qualified_name
-                            .split([':', '.', '#'])
-                            .filter(|s| !s.is_empty())
-                            .map(normalize)
-                            .collect();
-                        segs[..segs.len().saturating_sub(1)].ends_with(&q)
-                    })
-                });
-            }
+            let found = self.definitions_for(w);
             if found.is_empty() {
                 words.push(w.to_string());
             } else {
@@ -178,6 +201,66 @@ impl GraphRetriever {
             GraphTargets::Files(files)
         } else {
             GraphTargets::Words(words)
+        }
+    }
+
+    /// What an impact question is about: a file or folder by its path, a
+    /// module, package or namespace as importers spell it (`aiohttp.payload`,
+    /// `net/http`, `Acme.Billing`), else the definitions it names. Files
+    /// win over definitions: "what depends on cats.arrow.Compose" is about
+    /// the module even though a type has the same name.
+    pub fn impact_targets(&self, text: &str) -> GraphTargets {
+        let mut files = Vec::new();
+        let mut defs = Vec::new();
+        for w in Self::naming_words(text) {
+            if Self::looks_like_path(w)
+                && let Some(f) = self.graph.file_by_path(w)
+            {
+                files.push(f);
+                continue;
+            }
+            let folder = self.graph.files_in_folder(w.trim_end_matches('/'));
+            if w.contains('/') && !folder.is_empty() {
+                files.extend(folder);
+                continue;
+            }
+            let module_like = w.contains(['.', '/', '\\']) || w.contains("::");
+            if module_like {
+                let found = self.graph.resolve_module(w);
+                if !found.is_empty() {
+                    files.extend(found);
+                    continue;
+                }
+            }
+            let found = self.definitions_for(w);
+            if !found.is_empty() {
+                defs.extend(found);
+            } else if !folder.is_empty() {
+                files.extend(folder);
+            }
+        }
+        files.sort_unstable();
+        files.dedup();
+        defs.sort_unstable();
+        defs.dedup();
+        if !files.is_empty() {
+            GraphTargets::Files(files)
+        } else if !defs.is_empty() {
+            GraphTargets::Definitions(defs)
+        } else {
+            GraphTargets::Words(Vec::new())
+        }
+    }
+
+    /// The files that depend on what an impact question names, nearest
+    /// first (see [`CallGraph::dependents_of`]).
+    pub fn dependents(&self, targets: &GraphTargets, depth: u32) -> Vec<Dependent> {
+        match targets {
+            GraphTargets::Files(f) => self.graph.dependents_of(ImpactTarget::Files(f), depth),
+            GraphTargets::Definitions(d) => {
+                self.graph.dependents_of(ImpactTarget::Definitions(d), depth)
+            }
+            GraphTargets::Words(_) => Vec::new(),
         }
     }
 
@@ -263,25 +346,24 @@ impl Retriever for GraphRetriever {
         let rank_score = |i: usize| 1.0 / (1.0 + i as f32);
         let impact = GraphRetriever::asks_impact(text);
         match targets {
-            GraphTargets::Definitions(defs) if !impact => {
+            _ if impact => {
+                let targets = self.impact_targets(text);
+                for (i, d) in self.dependents(&targets, self.params.impact_depth).iter().enumerate()
+                {
+                    hits.extend(self.hit_at(d.file, d.line, None, rank_score(i)));
+                }
+            }
+            GraphTargets::Definitions(defs) => {
                 for (i, (s, _)) in self.references(&defs).into_iter().enumerate() {
                     hits.extend(self.hit_at(s.file, s.line, None, rank_score(i)));
                 }
             }
-            GraphTargets::Definitions(defs) => {
-                let nodes: Vec<u32> = defs.iter().map(|&d| self.graph.def_node(d)).collect();
-                for (i, (n, _)) in
-                    self.graph.impact(&nodes, self.params.impact_depth).into_iter().enumerate()
-                {
-                    hits.extend(self.hit_for_node(n, rank_score(i)));
-                }
-            }
             GraphTargets::Files(files) => {
-                let nodes: Vec<u32> = files.iter().map(|&f| self.graph.file_node(f)).collect();
-                for (i, (n, _)) in
-                    self.graph.impact(&nodes, self.params.impact_depth).into_iter().enumerate()
-                {
-                    hits.extend(self.hit_for_node(n, rank_score(i)));
+                // Without an impact phrase a file is asked about as a whole:
+                // what depends on it directly.
+                let deps = self.graph.dependents_of(ImpactTarget::Files(&files), 1);
+                for (i, d) in deps.iter().enumerate() {
+                    hits.extend(self.hit_at(d.file, d.line, None, rank_score(i)));
                 }
             }
             GraphTargets::Words(words) => {
