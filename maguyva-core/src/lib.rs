@@ -33,6 +33,7 @@ pub use crate::{
     import::ImportKind,
     index_dir::{IndexDir, Staging, WriteLock},
     language::Language,
+    lexer::{Lexed, Region, lex, word_occurrences},
     manifest::{Changes, FileEntry, MANIFEST_FILE, Manifest},
     modality::{Modality, ParseModalityError},
     outline::{OutlineSpan, SyntaxChunker},
@@ -53,6 +54,7 @@ mod ids;
 mod import;
 mod index_dir;
 mod language;
+mod lexer;
 mod manifest;
 mod modality;
 mod outline;
