@@ -373,6 +373,7 @@ mod tests {
             snippet: snippet.into(),
             ranks: BTreeMap::new(),
             explain: None,
+            evidence: None,
         }
     }
 

@@ -126,7 +126,7 @@ impl GraphRetriever {
 
     /// The words of a query that may name something, trimmed of
     /// punctuation; question words and English function words dropped.
-    fn naming_words(text: &str) -> Vec<&str> {
+    pub fn naming_words(text: &str) -> Vec<&str> {
         text.split_whitespace()
             .filter_map(|raw| {
                 let w = raw.trim_matches(|c: char| {

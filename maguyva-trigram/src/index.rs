@@ -192,6 +192,20 @@ impl TextIndex {
         Ok(TextIndex { trigrams: stored.trigrams, bm25, paths, names, roles: stored.roles })
     }
 
+    /// The files whose text may contain `literal`, by its trigrams alone
+    /// (case-folded, so a superset: callers verify); every file when it is
+    /// shorter than three bytes.
+    pub fn files_possibly_containing(&self, literal: &str) -> Result<Vec<FileId>> {
+        let query = TrigramQuery::and_of(trigram::required_case_sensitive(literal.as_bytes()));
+        Ok(self
+            .trigrams
+            .candidates(&query)
+            .ok_or(Error::DamagedPostings(0))?
+            .iter()
+            .map(FileId)
+            .collect())
+    }
+
     /// Fragments containing `literal`, verified against the text; most
     /// occurrences first.
     pub fn literal(

@@ -6,6 +6,7 @@ mod build;
 mod embedder;
 mod graph_report;
 mod ranking;
+mod references;
 pub mod search;
 mod settings;
 

@@ -11,6 +11,7 @@ use maguyva_fusion::{
     FusionStrategy, Intent, IntentClassifier, ModalityWeights, Preset, Signals, WeightProfile,
     file_prior, folded_name, fuse, is_vendor_path, named_identifiers,
 };
+use maguyva_graph::{EdgeKind, GraphRetriever};
 use maguyva_trigram::TextRetriever;
 use rayon::prelude::*;
 use serde::Serialize;
@@ -107,6 +108,22 @@ pub struct Explanation {
     pub prior: f32,
 }
 
+/// Why the graph's answer holds a file: what the file does with the target
+/// (`call`, `type_use`, `import`, `reexport`, `mention`, `definition` for
+/// references; `import`, `call`, `reference` for impact), how it was found
+/// (`resolved` by the graph, `word` in code, `defining`, `string`,
+/// `comment`), and for impact how many hops away it is.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Evidence {
+    /// What the file does with the target.
+    pub kind: &'static str,
+    /// How it was found.
+    pub confidence: &'static str,
+    /// Hops from the target (impact only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub depth: Option<u32>,
+}
+
 /// One result: the best fragment of one file.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SearchResult {
@@ -125,6 +142,9 @@ pub struct SearchResult {
     /// Present with `--explain`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub explain: Option<Explanation>,
+    /// Present on the graph's answers to references and impact questions.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub evidence: Option<Evidence>,
 }
 
 /// How a search was run, for explanations.
@@ -533,7 +553,18 @@ impl Index {
         let mut modalities = plan.weights.active();
         let mut timings_ms = BTreeMap::new();
         timings_ms.insert("classify".to_string(), start.elapsed().as_secs_f64() * 1000.0);
-        let mut results = self.answer(request, &prepared, &plan, &mut timings_ms)?;
+        let graph_route = plan.strategy == FusionStrategy::Direct
+            && plan.weights.active() == [Modality::Graph]
+            && request.modalities.is_none();
+        let mut results = if graph_route {
+            let t = Instant::now();
+            let (results, used) = self.graph_answer(request, &prepared)?;
+            timings_ms.insert("graph".to_string(), t.elapsed().as_secs_f64() * 1000.0);
+            modalities = used;
+            results
+        } else {
+            self.answer(request, &prepared, &plan, &mut timings_ms)?
+        };
         if results.is_empty()
             && let Some(fallback) = fallback_plan(
                 request,
@@ -572,6 +603,72 @@ impl Index {
                 k: plan.k,
             }),
         })
+    }
+
+    /// The graph's answer to a references or impact question: for impact,
+    /// the dependents of the files, modules or definitions it names,
+    /// nearest first; for references, every file that refers to the name,
+    /// surest first (`Index::file_references`). Each result is shown
+    /// through the line that makes it an answer, with its evidence.
+    fn graph_answer(
+        &self,
+        request: &SearchRequest,
+        prepared: &PreparedQuery,
+    ) -> Result<(Vec<SearchResult>, Vec<Modality>)> {
+        let text = &request.text;
+        let graph = &self.graph;
+        let mut results = Vec::new();
+        if prepared.intent == Intent::ImpactAnalysis || GraphRetriever::asks_impact(text) {
+            let targets = graph.impact_targets(text);
+            for d in graph.dependents(&targets, request.ranking.graph.impact_depth) {
+                if results.len() >= request.limit {
+                    break;
+                }
+                let score = 1.0 / (d.depth as f32 + results.len() as f32 / 1000.0);
+                let kind = match d.kind {
+                    EdgeKind::Imports => "import",
+                    EdgeKind::Calls => "call",
+                    _ => "reference",
+                };
+                if let Some(mut r) = self.result_at_line(d.file, d.line, score, results.len()) {
+                    r.evidence =
+                        Some(Evidence { kind, confidence: "resolved", depth: Some(d.depth) });
+                    results.push(r);
+                }
+            }
+            return Ok((results, vec![Modality::Graph]));
+        }
+        let (_, refs) = self.file_references(text)?;
+        for r in refs {
+            if results.len() >= request.limit {
+                break;
+            }
+            let score = 1.0 / (1.0 + results.len() as f32);
+            if let Some(mut res) = self.result_at_line(r.file, r.line, score, results.len()) {
+                res.evidence = Some(Evidence {
+                    kind: r.kind.as_str(),
+                    confidence: r.confidence.as_str(),
+                    depth: None,
+                });
+                results.push(res);
+            }
+        }
+        Ok((results, vec![Modality::Graph, Modality::Text]))
+    }
+
+    /// A result showing one line of a file, through the fragment holding it.
+    fn result_at_line(
+        &self,
+        file: FileId,
+        line: u32,
+        score: f32,
+        rank: usize,
+    ) -> Option<SearchResult> {
+        let chunk =
+            self.fragments.at_line(file, line).or_else(|| self.fragments.of_file(file).next())?;
+        let frag = self.fragments.try_get(chunk)?;
+        let lines = if frag.lines.contains(line) { LineSpan::line(line) } else { frag.lines };
+        self.result(chunk, file, lines, score, BTreeMap::from([(Modality::Graph, rank as u32)]))
     }
 
     /// Whether the file at `path` holds one of `words` as a whole word.
@@ -630,6 +727,7 @@ impl Index {
             snippet: lines_of(self.content.fragment_text(frag), frag, lines).to_string(),
             ranks,
             explain: None,
+            evidence: None,
         })
     }
 
