@@ -24,6 +24,7 @@ pub use crate::{
     },
     grammar::grammar,
     occurrence::{Import, Occurrence, import_path},
+    package::declared_package,
     search::{DefinitionQuery, StructuralParams, StructuralRetriever},
     symbol::{Symbol, SymbolKind},
     table::{DOC_SUMMARY_WORDS, SYMBOLS_FILE, SYMBOLS_FORMAT, SymbolTable, doc_summary, normalize},
@@ -33,6 +34,7 @@ mod error;
 mod extract;
 mod grammar;
 mod occurrence;
+mod package;
 mod search;
 mod symbol;
 mod table;

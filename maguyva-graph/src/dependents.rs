@@ -96,6 +96,34 @@ impl CallGraph {
     /// (`namespace Acme.Billing`, `defmodule Ecto.Changeset`) first, then
     /// the repository's paths ([`ModuleIndex::resolve_name`]).
     pub fn resolve_module(&self, name: &str) -> Vec<FileId> {
+        // A declared package (`cats.data`), or a member of one named like
+        // its file (`cats.arrow.Compose`).
+        let dotted = name.trim().replace(['\\', '/'], ".").replace("::", ".");
+        let dotted = dotted.trim_matches('.');
+        let declaring = |package: &str, stem: Option<&str>| -> Vec<FileId> {
+            self.files()
+                .iter()
+                .enumerate()
+                .filter(|(_, f)| {
+                    f.package.as_deref() == Some(package)
+                        && stem.is_none_or(|s| {
+                            let file = f.path.rsplit('/').next().unwrap_or(&f.path);
+                            file.split('.').next() == Some(s)
+                        })
+                })
+                .map(|(i, _)| FileId(i as u32))
+                .collect()
+        };
+        let files = declaring(dotted, None);
+        if !files.is_empty() {
+            return files;
+        }
+        if let Some((head, last)) = dotted.rsplit_once('.') {
+            let files = declaring(head, Some(last));
+            if !files.is_empty() {
+                return files;
+            }
+        }
         let segments: Vec<&str> =
             name.split(['.', ':', '/', '\\']).filter(|s| !s.is_empty()).collect();
         if let Some(last) = segments.last()
@@ -286,7 +314,11 @@ mod tests {
     fn graph() -> CallGraph {
         let mut b = GraphBuilder::new();
         for p in ["a.py", "b.py", "c.py", "d.py"] {
-            b.add_file(FileInfo { path: p.into(), language: Some(Language::Python) });
+            b.add_file(FileInfo {
+                path: p.into(),
+                language: Some(Language::Python),
+                package: None,
+            });
         }
         b.add_definition(Definition {
             name: "f".into(),

@@ -6,6 +6,7 @@ use crate::error::{Error, Result};
 use crate::input::{DefKind, Definition, FileInfo, Import, Use};
 use crate::pagerank::page_rank;
 use crate::resolve::ModuleIndex;
+use maguyva_core::ImportKind;
 use maguyva_core::store::{self, FormatVersion};
 use maguyva_core::{FileId, Language};
 use petgraph::Direction;
@@ -17,8 +18,16 @@ use std::path::Path;
 /// The graph's file inside a generation folder.
 pub const GRAPH_FILE: &str = "graph.mgv";
 
-/// Graph format. Changelog: v1 initial.
-pub const GRAPH_FORMAT: FormatVersion = FormatVersion { kind: *b"GRPH", current: 1, oldest: 1 };
+/// Graph format. Changelog: v1 initial; v2 files carry their declared
+/// package.
+pub const GRAPH_FORMAT: FormatVersion = FormatVersion { kind: *b"GRPH", current: 2, oldest: 2 };
+
+/// A declared package larger than this does not make its files visible to
+/// each other by name alone (the cost grows with its square).
+const MAX_PACKAGE_VISIBILITY: usize = 512;
+
+/// Files an import of a whole package or namespace links to, at most.
+const MAX_PACKAGE_IMPORT: usize = 64;
 
 /// More candidates than this for one name is not an ambiguity worth
 /// recording (`get`, `add`, `new`): the use stays unresolved.
@@ -204,8 +213,9 @@ impl GraphBuilder {
         let index = ModuleIndex::new(&files);
         let mut unresolved = Vec::new();
         let mut visible: Vec<HashSet<u32>> = vec![HashSet::new(); files.len()];
+        let declared = DeclaredPackages::new(&files, &defs);
         for imp in &imports {
-            let targets = index.resolve(imp);
+            let targets = declared.resolve(&files, imp).unwrap_or_else(|| index.resolve(imp));
             if targets.is_empty() {
                 unresolved.push(UnresolvedImport {
                     file: imp.file,
@@ -238,6 +248,14 @@ impl GraphBuilder {
         for (i, f) in files.iter().enumerate() {
             if package_scoped(f.language)
                 && let Some(same) = by_dir.get(dir_of(&f.path))
+            {
+                visible[i].extend(same.iter().copied().filter(|&j| j != i as u32));
+            }
+            // A package spread over several folders (`src-2/`, `src/`) is
+            // still one package.
+            if package_scoped(f.language)
+                && let Some(same) = f.package.as_deref().and_then(|p| declared.files(p))
+                && same.len() <= MAX_PACKAGE_VISIBILITY
             {
                 visible[i].extend(same.iter().copied().filter(|&j| j != i as u32));
             }
@@ -666,4 +684,86 @@ pub fn normalize(name: &str) -> String {
         out.extend(part.chars().flat_map(char::to_lowercase));
     }
     out
+}
+
+/// Files by the package or namespace they declare, for the languages whose
+/// imports name packages (Java, Kotlin, Scala, C#, PHP, Haskell).
+pub(crate) struct DeclaredPackages<'a> {
+    by_package: HashMap<&'a str, Vec<u32>>,
+    /// (file, name) of definitions at a file's top level, or directly in a
+    /// namespace or object.
+    top_level: HashSet<(u32, &'a str)>,
+}
+
+impl<'a> DeclaredPackages<'a> {
+    pub(crate) fn new(files: &'a [FileInfo], defs: &'a [Definition]) -> DeclaredPackages<'a> {
+        let mut by_package: HashMap<&str, Vec<u32>> = HashMap::new();
+        for (i, f) in files.iter().enumerate() {
+            if let Some(p) = f.package.as_deref() {
+                by_package.entry(p).or_default().push(i as u32);
+            }
+        }
+        let top_level = defs
+            .iter()
+            .filter(|d| {
+                d.container
+                    .is_none_or(|c| defs.get(c as usize).is_some_and(|c| c.kind == DefKind::Module))
+            })
+            .map(|d| (d.file.0, d.name.as_str()))
+            .collect();
+        DeclaredPackages { by_package, top_level }
+    }
+
+    /// The files declaring `package`.
+    pub(crate) fn files(&self, package: &str) -> Option<&[u32]> {
+        self.by_package.get(package).map(Vec::as_slice)
+    }
+
+    /// An import read by declared packages: a whole package (a wildcard
+    /// import, a C# `using`, a Haskell module), or a package's member (a
+    /// class named like its file, or a top-level definition of it); None
+    /// when the import names no declared package, or for other languages.
+    pub(crate) fn resolve(&self, files: &[FileInfo], imp: &Import) -> Option<Vec<u32>> {
+        let lang = files.get(imp.file.index())?.language?;
+        if !matches!(
+            lang,
+            Language::Java
+                | Language::Kotlin
+                | Language::Scala
+                | Language::CSharp
+                | Language::Php
+                | Language::Haskell
+        ) || imp.kind != ImportKind::Module
+            || self.by_package.is_empty()
+        {
+            return None;
+        }
+        let path = imp.path.trim().replace(['\\', '/'], ".").replace("::", ".");
+        let path = path.trim_matches('.');
+        if let Some(v) = self.by_package.get(path) {
+            return Some(v.iter().copied().take(MAX_PACKAGE_IMPORT).collect());
+        }
+        // `a.b.C`, a static `a.b.C.member`, a nested `a.b.C.Inner`.
+        let mut prefix = path;
+        for _ in 0..2 {
+            let (head, last) = prefix.rsplit_once('.')?;
+            if let Some(v) = self.by_package.get(head) {
+                let hits: Vec<u32> = v
+                    .iter()
+                    .copied()
+                    .filter(|&f| {
+                        files.get(f as usize).is_some_and(|x| {
+                            let name = x.path.rsplit('/').next().unwrap_or(&x.path);
+                            name.split('.').next() == Some(last)
+                        }) || self.top_level.contains(&(f, last))
+                    })
+                    .collect();
+                if !hits.is_empty() {
+                    return Some(hits);
+                }
+            }
+            prefix = head;
+        }
+        None
+    }
 }

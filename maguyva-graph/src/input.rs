@@ -78,4 +78,7 @@ pub struct FileInfo {
     pub path: String,
     /// Its language.
     pub language: Option<Language>,
+    /// The package, namespace or module it declares (`com.acme.codec`,
+    /// `Acme.Billing`), segments joined with `.`.
+    pub package: Option<String>,
 }

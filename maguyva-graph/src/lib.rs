@@ -15,7 +15,7 @@
 //! use maguyva_core::{FileId, Language, LineSpan};
 //! use maguyva_graph::*;
 //! let mut b = GraphBuilder::new();
-//! b.add_file(FileInfo { path: "a.py".into(), language: Some(Language::Python) });
+//! b.add_file(FileInfo { path: "a.py".into(), language: Some(Language::Python), package: None });
 //! for name in ["f", "g"] {
 //!     b.add_definition(Definition {
 //!         name: name.into(), qualified_name: name.into(), kind: DefKind::Callable,

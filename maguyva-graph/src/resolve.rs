@@ -428,7 +428,10 @@ mod tests {
     use maguyva_core::FileId;
 
     fn files(paths: &[(&str, Language)]) -> Vec<FileInfo> {
-        paths.iter().map(|(p, l)| FileInfo { path: p.to_string(), language: Some(*l) }).collect()
+        paths
+            .iter()
+            .map(|(p, l)| FileInfo { path: p.to_string(), language: Some(*l), package: None })
+            .collect()
     }
 
     fn resolve(

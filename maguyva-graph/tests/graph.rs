@@ -6,7 +6,7 @@ use std::sync::Arc;
 fn graph() -> CallGraph {
     let mut b = GraphBuilder::new();
     for p in ["a.py", "b.py", "c.py"] {
-        b.add_file(FileInfo { path: p.into(), language: Some(Language::Python) });
+        b.add_file(FileInfo { path: p.into(), language: Some(Language::Python), package: None });
     }
     let def = |name: &str, file: u32, start: u32| Definition {
         name: name.into(),

@@ -111,7 +111,11 @@ fn build_graph(
 ) -> Result<CallGraph> {
     let mut b = GraphBuilder::new();
     for f in files {
-        b.add_file(FileInfo { path: f.path.clone(), language: f.language });
+        b.add_file(FileInfo {
+            path: f.path.clone(),
+            language: f.language,
+            package: f.language.and_then(|l| maguyva_ast::declared_package(l, &f.text)),
+        });
     }
     for (_, s) in symbols.iter() {
         b.add_definition(Definition {
