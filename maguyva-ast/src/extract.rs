@@ -2,7 +2,7 @@
 
 use crate::error::{Error, Result};
 use crate::grammar::grammar;
-use crate::occurrence::{Import, NameWalk, Occurrence, import_path};
+use crate::occurrence::{Import, NameWalk, Occurrence, expand_import_groups, import_path};
 use crate::symbol::{Symbol, SymbolKind};
 use maguyva_core::{FileId, ImportKind, Language, LineSpan};
 use std::cell::RefCell;
@@ -360,14 +360,16 @@ fn take_match(
         }
     }
     if let Some((node, kind)) = import {
-        if let Some((path, kind)) = source.get(node.byte_range()).and_then(|t| import_path(t, kind))
-        {
-            imports.push(Import {
-                path,
-                name: import_name,
-                kind,
-                line: node.start_position().row as u32 + 1,
-            });
+        let Some(raw) = source.get(node.byte_range()) else { return };
+        for one in expand_import_groups(raw) {
+            if let Some((path, kind)) = import_path(&one, kind) {
+                imports.push(Import {
+                    path,
+                    name: import_name.clone(),
+                    kind,
+                    line: node.start_position().row as u32 + 1,
+                });
+            }
         }
         return;
     }

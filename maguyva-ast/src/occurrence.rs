@@ -107,6 +107,74 @@ pub struct Occurrence {
     pub count: u32,
 }
 
+/// Most paths one grouped import expands to.
+const MAX_GROUP_PATHS: usize = 256;
+
+/// The paths a grouped import names, each on its own: `crate::a::{B,
+/// c::{D, E as F}, self}` is `crate::a::B`, `crate::a::c::D`,
+/// `crate::a::c::E` and `crate::a` (Rust); `a.b.{C, D => E}` (Scala) and
+/// `A\B\{C, D}` (PHP) likewise. Text without a group is returned as is.
+pub fn expand_import_groups(raw: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    expand_into(raw.trim().trim_end_matches(';').trim(), &mut out);
+    out
+}
+
+fn expand_into(text: &str, out: &mut Vec<String>) {
+    if out.len() >= MAX_GROUP_PATHS {
+        return;
+    }
+    let group =
+        ["::{", ".{", "\\{"].iter().filter_map(|sep| text.find(sep).map(|i| (i, *sep))).min();
+    let Some((at, sep)) = group else {
+        out.push(text.to_string());
+        return;
+    };
+    let head = &text[..at];
+    let joiner = &sep[..sep.len() - 1];
+    let open = at + sep.len();
+    let mut depth = 1usize;
+    let mut end = text.len();
+    for (i, c) in text[open..].char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    end = open + i;
+                    break;
+                }
+            }
+            _ => {}
+        }
+    }
+    let body = &text[open..end];
+    let mut items = Vec::new();
+    let (mut level, mut start) = (0usize, 0usize);
+    for (i, c) in body.char_indices() {
+        match c {
+            '{' => level += 1,
+            '}' => level = level.saturating_sub(1),
+            ',' if level == 0 => {
+                items.push(&body[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    items.push(&body[start..]);
+    for item in items {
+        let item = item.trim();
+        let item = item.split(" as ").next().unwrap_or(item);
+        let item = item.split("=>").next().unwrap_or(item).trim();
+        match item {
+            "" => {}
+            "self" | "*" | "_" | "given" => out.push(head.to_string()),
+            _ => expand_into(&format!("{head}{joiner}{item}"), out),
+        }
+    }
+}
+
 /// Cleans a captured import text into a path.
 pub fn import_path(raw: &str, capture: ImportKind) -> Option<(String, ImportKind)> {
     let mut t = raw.trim();
@@ -362,6 +430,22 @@ impl<'s> NameWalk<'s> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn grouped_imports_expand() {
+        assert_eq!(
+            expand_import_groups("crate::a::{B, c::{D, E as F}, self};"),
+            vec!["crate::a::B", "crate::a::c::D", "crate::a::c::E", "crate::a"]
+        );
+        assert_eq!(
+            expand_import_groups("std::thread::{self, JoinHandle}"),
+            vec!["std::thread", "std::thread::JoinHandle"]
+        );
+        assert_eq!(expand_import_groups("a.b.{C, D => E}"), vec!["a.b.C", "a.b.D"]);
+        assert_eq!(expand_import_groups("A\\B\\{C, D}"), vec!["A\\B\\C", "A\\B\\D"]);
+        assert_eq!(expand_import_groups("os.path"), vec!["os.path"]);
+        assert_eq!(expand_import_groups("a::{b, c"), vec!["a::b", "a::c"]);
+    }
 
     #[test]
     fn import_paths_are_cleaned() {

@@ -47,6 +47,8 @@ pub struct Dependent {
 #[derive(Debug, Clone, Copy)]
 struct Found {
     import_line: Option<u32>,
+    /// Every import of the file depended on names a whole package.
+    wide: bool,
     /// (line, is a call)
     use_line: Option<(u32, bool)>,
     on: FileId,
@@ -54,7 +56,7 @@ struct Found {
 
 impl Found {
     fn new(on: FileId) -> Found {
-        Found { import_line: None, use_line: None, on }
+        Found { import_line: None, wide: true, use_line: None, on }
     }
 
     fn add_use(&mut self, line: u32, call: bool) {
@@ -91,11 +93,48 @@ impl CallGraph {
             .collect()
     }
 
+    /// The file nearest the root whose name, without its extensions, is
+    /// exactly `stem` (`errors` for `lib/errors.js`).
+    pub fn file_with_stem(&self, stem: &str) -> Option<FileId> {
+        self.files()
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| {
+                let name = f.path.rsplit('/').next().unwrap_or(&f.path);
+                f.language.is_some() && name.split('.').next() == Some(stem)
+            })
+            .min_by_key(|(_, f)| (f.path.matches('/').count(), f.path.len()))
+            .map(|(i, _)| FileId(i as u32))
+    }
+
+    /// The files directly inside the folder at `folder` ("" for the root).
+    pub fn files_in_exact_folder(&self, folder: &str) -> Vec<FileId> {
+        self.files()
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| f.path.rsplit_once('/').map_or("", |(d, _)| d) == folder)
+            .map(|(i, _)| FileId(i as u32))
+            .collect()
+    }
+
     /// The files a module, package, namespace or file path names, as a
     /// user writes it: a namespace or module declared in the code
     /// (`namespace Acme.Billing`, `defmodule Ecto.Changeset`) first, then
     /// the repository's paths ([`ModuleIndex::resolve_name`]).
     pub fn resolve_module(&self, name: &str) -> Vec<FileId> {
+        // A Rust crate or module by its crate's name.
+        if let Some(f) =
+            crate::rust::RustCrates::new(self.files(), self.module_roots()).resolve_name(name)
+        {
+            return vec![FileId(f)];
+        }
+        // A Go package through its module's path.
+        if let Some(folder) = crate::graph::module_folder(self.module_roots(), name) {
+            let files = self.files_in_exact_folder(&folder);
+            if !files.is_empty() {
+                return files;
+            }
+        }
         // A declared package (`cats.data`), or a member of one named like
         // its file (`cats.arrow.Compose`).
         let dotted = name.trim().replace(['\\', '/'], ".").replace("::", ".");
@@ -217,6 +256,7 @@ impl CallGraph {
             }
             let f = found.entry(from).or_insert_with(|| Found::new(file));
             f.import_line = Some(f.import_line.map_or(e.line, |l| l.min(e.line)));
+            f.wide &= e.wide;
         }
     }
 
@@ -228,7 +268,8 @@ impl CallGraph {
     /// For definitions, a use of the definition weighs more than an import
     /// of its file (the file may be imported for something else); for
     /// files, an import weighs more than a use (a use without an import is
-    /// bound by name alone, or within a package).
+    /// bound by name alone, or within a package). An import of a whole
+    /// package (a wildcard) weighs half an import of the file by name.
     pub fn dependents_of(&self, target: ImpactTarget<'_>, depth: u32) -> Vec<Dependent> {
         let (targets, defs): (Vec<FileId>, Vec<u32>) = match target {
             ImpactTarget::Files(files) => (files.to_vec(), Vec::new()),
@@ -262,6 +303,9 @@ impl CallGraph {
                 .into_iter()
                 .map(|(file, f)| {
                     let (import_weight, use_weight) = if symbol { (1.0, 2.0) } else { (2.0, 1.0) };
+                    // An import of a whole package says less than one that
+                    // names the file.
+                    let import_weight = if f.wide { import_weight / 2.0 } else { import_weight };
                     let evidence = f.import_line.map_or(0.0, |_| import_weight)
                         + f.use_line.map_or(0.0, |_| use_weight);
                     let (kind, line) = match (f.import_line, f.use_line) {

@@ -6,6 +6,7 @@ use crate::error::{Error, Result};
 use crate::input::{DefKind, Definition, FileInfo, Import, Use};
 use crate::pagerank::page_rank;
 use crate::resolve::ModuleIndex;
+use crate::rust::RustCrates;
 use maguyva_core::ImportKind;
 use maguyva_core::store::{self, FormatVersion};
 use maguyva_core::{FileId, Language};
@@ -19,8 +20,8 @@ use std::path::Path;
 pub const GRAPH_FILE: &str = "graph.mgv";
 
 /// Graph format. Changelog: v1 initial; v2 files carry their declared
-/// package.
-pub const GRAPH_FORMAT: FormatVersion = FormatVersion { kind: *b"GRPH", current: 2, oldest: 2 };
+/// package; v3 module roots.
+pub const GRAPH_FORMAT: FormatVersion = FormatVersion { kind: *b"GRPH", current: 3, oldest: 3 };
 
 /// A declared package larger than this does not make its files visible to
 /// each other by name alone (the cost grows with its square).
@@ -62,6 +63,9 @@ pub struct Edge {
     /// The name had several candidates and this is one of them: recorded,
     /// never counted as a sure dependency.
     pub ambiguous: bool,
+    /// An import of a whole package, namespace or folder (a wildcard, a C#
+    /// `using`, a Go package) rather than of this file by name.
+    pub wide: bool,
 }
 
 /// An import that matched no file of the repository.
@@ -99,11 +103,13 @@ pub struct GraphBuilder {
     defs: Vec<Definition>,
     imports: Vec<Import>,
     uses: Vec<Use>,
+    modules: Vec<ModuleRoot>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 struct Stored {
     files: Vec<FileInfo>,
+    modules: Vec<ModuleRoot>,
     defs: Vec<Definition>,
     edges: Vec<Edge>,
     unresolved: Vec<UnresolvedImport>,
@@ -179,9 +185,18 @@ impl GraphBuilder {
         self
     }
 
+    /// Adds a module root: a folder whose import path is `path` (a Go
+    /// module from its `go.mod`).
+    pub fn add_module_root(&mut self, root: ModuleRoot) -> &mut Self {
+        self.modules.push(root);
+        self
+    }
+
     /// Resolves imports and uses and computes centrality.
     pub fn build(self) -> Result<CallGraph> {
-        let GraphBuilder { files, defs, imports, uses } = self;
+        let GraphBuilder { files, defs, imports, uses, mut modules } = self;
+        // Longest module path first: `example.com/app/sub` before `example.com/app`.
+        modules.sort_by(|a, b| b.path.len().cmp(&a.path.len()).then(a.dir.cmp(&b.dir)));
         let nf = files.len() as u32;
         let def_node = |d: u32| nf + d;
         let mut edges: HashMap<(u32, u32, EdgeKind, bool), Edge> = HashMap::new();
@@ -191,6 +206,7 @@ impl GraphBuilder {
                 .and_modify(|x| {
                     x.count += e.count;
                     x.line = x.line.min(e.line);
+                    x.wide &= e.wide;
                 })
                 .or_insert(e);
         };
@@ -206,6 +222,7 @@ impl GraphBuilder {
                 line: d.name_line,
                 count: 1,
                 ambiguous: false,
+                wide: false,
             });
         }
 
@@ -214,8 +231,13 @@ impl GraphBuilder {
         let mut unresolved = Vec::new();
         let mut visible: Vec<HashSet<u32>> = vec![HashSet::new(); files.len()];
         let declared = DeclaredPackages::new(&files, &defs);
+        let crates = RustCrates::new(&files, &modules);
         for imp in &imports {
-            let targets = declared.resolve(&files, imp).unwrap_or_else(|| index.resolve(imp));
+            let targets = declared
+                .resolve(&files, imp)
+                .or_else(|| go_package(&files, &modules, imp))
+                .or_else(|| rust_use(&files, &crates, imp))
+                .unwrap_or_else(|| index.resolve(imp));
             if targets.is_empty() {
                 unresolved.push(UnresolvedImport {
                     file: imp.file,
@@ -223,6 +245,7 @@ impl GraphBuilder {
                     line: imp.line,
                 });
             }
+            let wide = targets.len() > 1;
             for t in targets {
                 if t != imp.file.0 {
                     add(Edge {
@@ -232,6 +255,7 @@ impl GraphBuilder {
                         line: imp.line,
                         count: 1,
                         ambiguous: false,
+                        wide,
                     });
                     if let Some(v) = visible.get_mut(imp.file.index()) {
                         v.insert(t);
@@ -313,7 +337,15 @@ impl GraphBuilder {
             let ambiguous = chosen.len() > 1;
             let kind = if u.call { EdgeKind::Calls } else { EdgeKind::References };
             for c in chosen {
-                add(Edge { from, to: def_node(c), kind, line: u.line, count: u.count, ambiguous });
+                add(Edge {
+                    from,
+                    to: def_node(c),
+                    kind,
+                    line: u.line,
+                    count: u.count,
+                    ambiguous,
+                    wide: false,
+                });
             }
         }
 
@@ -337,6 +369,7 @@ impl GraphBuilder {
         }
         CallGraph::from_stored(Stored {
             files,
+            modules,
             defs,
             edges,
             unresolved,
@@ -464,14 +497,21 @@ impl CallGraph {
         self.by_name.get(&normalize(name)).cloned().unwrap_or_default()
     }
 
-    /// The file whose path is `path` or ends with `/path`.
+    /// The file whose path is `path`, else the shortest path ending with
+    /// `/path`.
     pub fn file_by_path(&self, path: &str) -> Option<FileId> {
         let p = path.trim_start_matches("./");
+        if let Some(i) = self.s.files.iter().position(|f| f.path == p) {
+            return Some(FileId(i as u32));
+        }
+        let suffix = format!("/{p}");
         self.s
             .files
             .iter()
-            .position(|f| f.path == p || f.path.ends_with(&format!("/{p}")))
-            .map(|i| FileId(i as u32))
+            .enumerate()
+            .filter(|(_, f)| f.path.ends_with(&suffix))
+            .min_by_key(|(_, f)| (f.path.len(), f.path.as_str()))
+            .map(|(i, _)| FileId(i as u32))
     }
 
     /// Edges into a node.
@@ -491,6 +531,11 @@ impl CallGraph {
     /// Every file.
     pub fn files(&self) -> &[FileInfo] {
         &self.s.files
+    }
+
+    /// The module roots, longest path first.
+    pub fn module_roots(&self) -> &[ModuleRoot] {
+        &self.s.modules
     }
 
     fn sites(&self, node: u32, dir: Direction) -> Vec<Site> {
@@ -766,4 +811,63 @@ impl<'a> DeclaredPackages<'a> {
         }
         None
     }
+}
+
+/// A folder that a module path names: a Go module (`go.mod`'s `module`
+/// line; imports of `path/sub` mean the package in `dir/sub`), or a Rust
+/// crate (its `Cargo.toml` name; `dir` is its `src` folder).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ModuleRoot {
+    /// The folder, relative to the indexed root ("" for the root itself).
+    pub dir: String,
+    /// The module path or crate name.
+    pub path: String,
+    /// Go or Rust.
+    pub language: Language,
+}
+
+/// The folder (relative to the indexed root) that an import path names
+/// through a module root; module roots longest path first.
+pub(crate) fn module_folder(modules: &[ModuleRoot], import: &str) -> Option<String> {
+    let import = import.trim().trim_end_matches('/');
+    modules.iter().filter(|m| m.language == Language::Go).find_map(|m| {
+        let rest = if import == m.path {
+            ""
+        } else {
+            import.strip_prefix(m.path.as_str())?.strip_prefix('/')?
+        };
+        Some(match (m.dir.as_str(), rest) {
+            ("", r) => r.to_string(),
+            (d, "") => d.to_string(),
+            (d, r) => format!("{d}/{r}"),
+        })
+    })
+}
+
+/// The Go files of the package an import path names through a module root.
+fn go_package(files: &[FileInfo], modules: &[ModuleRoot], imp: &Import) -> Option<Vec<u32>> {
+    if files.get(imp.file.index())?.language != Some(Language::Go) {
+        return None;
+    }
+    let folder = module_folder(modules, &imp.path)?;
+    let found: Vec<u32> = files
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| f.language == Some(Language::Go) && dir_of(&f.path) == folder)
+        .map(|(i, _)| i as u32)
+        .take(MAX_PACKAGE_IMPORT)
+        .collect();
+    Some(found)
+}
+
+/// A Rust `use` in a file of a known crate, resolved like the compiler
+/// does; a path into another crate (`std::io`) depends on no file here.
+fn rust_use(files: &[FileInfo], crates: &RustCrates, imp: &Import) -> Option<Vec<u32>> {
+    if !crates.knows(imp.file.0)
+        || files.get(imp.file.index())?.language != Some(Language::Rust)
+        || imp.kind != ImportKind::Module
+    {
+        return None;
+    }
+    Some(crates.resolve(imp.file.0, &imp.path).into_iter().collect())
 }

@@ -34,8 +34,8 @@ pub use crate::{
     dependents::{Dependent, ImpactTarget},
     error::{Error, Result},
     graph::{
-        CallGraph, Edge, EdgeKind, GRAPH_FILE, GRAPH_FORMAT, GraphBuilder, MAX_AMBIGUOUS, Site,
-        UnresolvedImport, normalize,
+        CallGraph, Edge, EdgeKind, GRAPH_FILE, GRAPH_FORMAT, GraphBuilder, MAX_AMBIGUOUS,
+        ModuleRoot, Site, UnresolvedImport, normalize,
     },
     input::{DefKind, Definition, FileInfo, Import, Use},
     pagerank::{DAMPING, page_rank},
@@ -50,3 +50,4 @@ mod input;
 mod pagerank;
 mod resolve;
 mod retriever;
+mod rust;

@@ -179,7 +179,10 @@ impl<'a> ModuleIndex<'a> {
         let segs: Vec<&str> = name.split(['.', ':', '/', '\\']).filter(|s| !s.is_empty()).collect();
         let n = segs.len();
         for len in (1..=n).rev() {
-            for lead in 0..=(n - len) {
+            // Dropping leading segments (a prefix the checkout does not
+            // show) before trailing ones (an item of the module).
+            for trailing in 0..=(n - len) {
+                let lead = n - len - trailing;
                 let part = &segs[lead..lead + len];
                 let k = key(part);
                 let folder = self.by_dir.get(&k).and_then(|folders| {
@@ -205,7 +208,7 @@ impl<'a> ModuleIndex<'a> {
                 let file = self.by_suffix.get(&k).and_then(|v| self.shallowest(v));
                 match (file, folder) {
                     (Some(f), _) if !packaged => return vec![f],
-                    (_, Some(dir)) if packaged || lead + len == n => {
+                    (_, Some(dir)) if packaged || trailing == 0 => {
                         if let Some(v) = self.in_dir.get(dir) {
                             return v.clone();
                         }

@@ -232,6 +232,12 @@ impl GraphRetriever {
                     continue;
                 }
             }
+            // A word that is exactly a file's name without extension names
+            // that module ("what depends on errors": errors.js).
+            if !module_like && let Some(f) = self.graph.file_with_stem(w) {
+                files.push(f);
+                continue;
+            }
             let found = self.definitions_for(w);
             if !found.is_empty() {
                 defs.extend(found);

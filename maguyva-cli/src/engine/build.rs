@@ -9,7 +9,9 @@ use maguyva_core::{
     Analyzer, ContentStore, CorpusBuilder, FileEntry, FileId, FileRole, FragmentTable, IndexDir,
     Manifest, OutlineSpan, Progress, Result, Skipped, store,
 };
-use maguyva_graph::{CallGraph, DefKind, Definition, FileInfo, GraphBuilder, Import, Use};
+use maguyva_graph::{
+    CallGraph, DefKind, Definition, FileInfo, GraphBuilder, Import, ModuleRoot, Use,
+};
 use maguyva_semantic::{EmbedStats, Embedder, VectorIndex, VectorIndexBuilder};
 use maguyva_trigram::TextIndexBuilder;
 use rayon::prelude::*;
@@ -102,9 +104,110 @@ fn def_kind(kind: SymbolKind) -> DefKind {
     }
 }
 
+/// The module path a `go.mod` declares.
+fn go_module_path(text: &str) -> Option<String> {
+    text.lines().find_map(|l| {
+        let rest = l.trim().strip_prefix("module")?;
+        rest.starts_with([' ', '\t']).then_some(())?;
+        let path = rest.split("//").next()?.trim().trim_matches('"');
+        (!path.is_empty()).then(|| path.to_string())
+    })
+}
+
+/// The `name` of a `Cargo.toml`'s `[package]` table.
+fn cargo_package_name(text: &str) -> Option<String> {
+    let mut in_package = false;
+    for line in text.lines() {
+        let t = line.trim();
+        if t.starts_with('[') {
+            in_package = t == "[package]";
+            continue;
+        }
+        if in_package
+            && let Some(rest) = t.strip_prefix("name")
+            && let Some(value) = rest.trim_start().strip_prefix('=')
+        {
+            let name = value.trim().trim_matches('"').trim_matches('\'');
+            return (!name.is_empty()).then(|| name.to_string());
+        }
+    }
+    None
+}
+
+/// Go modules and Rust crates: every `go.mod` and `Cargo.toml` in the
+/// corpus, and for a root inside a module or crate (a checkout's subfolder),
+/// the nearest `go.mod`, or the `Cargo.toml` just above, so that import
+/// paths name the root's packages.
+fn module_roots(root: &Path, files: &[maguyva_core::SourceFile]) -> Vec<ModuleRoot> {
+    let mut out: Vec<ModuleRoot> = files
+        .iter()
+        .filter(|f| f.path == "go.mod" || f.path.ends_with("/go.mod"))
+        .filter_map(|f| {
+            let dir = f.path.strip_suffix("go.mod")?.trim_end_matches('/').to_string();
+            Some(ModuleRoot {
+                dir,
+                path: go_module_path(&f.text)?,
+                language: maguyva_core::Language::Go,
+            })
+        })
+        .collect();
+    // Rust crates: each Cargo.toml's package name, for its src folder.
+    out.extend(
+        files
+            .iter()
+            .filter(|f| f.path == "Cargo.toml" || f.path.ends_with("/Cargo.toml"))
+            .filter_map(|f| {
+                let dir = f.path.strip_suffix("Cargo.toml")?.trim_end_matches('/');
+                let src = if dir.is_empty() { "src".to_string() } else { format!("{dir}/src") };
+                Some(ModuleRoot {
+                    dir: src,
+                    path: cargo_package_name(&f.text)?,
+                    language: maguyva_core::Language::Rust,
+                })
+            }),
+    );
+    let has_rust = files.iter().any(|f| f.language == Some(maguyva_core::Language::Rust));
+    if has_rust && !files.iter().any(|f| f.path == "Cargo.toml") {
+        // The root is a crate's src folder: its Cargo.toml is just above.
+        if let Some(name) = root
+            .parent()
+            .and_then(|p| std::fs::read_to_string(p.join("Cargo.toml")).ok())
+            .and_then(|t| cargo_package_name(&t))
+        {
+            out.push(ModuleRoot {
+                dir: String::new(),
+                path: name,
+                language: maguyva_core::Language::Rust,
+            });
+        }
+    }
+    let has_go = files.iter().any(|f| f.language == Some(maguyva_core::Language::Go));
+    if has_go && !out.iter().any(|m| m.dir.is_empty()) {
+        for above in root.ancestors().skip(1).take(8) {
+            let Ok(text) = std::fs::read_to_string(above.join("go.mod")) else { continue };
+            if let Some(path) = go_module_path(&text)
+                && let Ok(rel) = root.strip_prefix(above)
+            {
+                let rel: Vec<String> = rel
+                    .components()
+                    .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                    .collect();
+                out.push(ModuleRoot {
+                    dir: String::new(),
+                    path: format!("{path}/{}", rel.join("/")),
+                    language: maguyva_core::Language::Go,
+                });
+            }
+            break;
+        }
+    }
+    out
+}
+
 /// The dependency graph of the corpus, from the structural modality's
 /// definitions, imports and uses of names.
 fn build_graph(
+    root: &Path,
     files: &[maguyva_core::SourceFile],
     outlines: &[FileOutline],
     symbols: &SymbolTable,
@@ -116,6 +219,9 @@ fn build_graph(
             language: f.language,
             package: f.language.and_then(|l| maguyva_ast::declared_package(l, &f.text)),
         });
+    }
+    for m in module_roots(root, files) {
+        b.add_module_root(m);
     }
     for (_, s) in symbols.iter() {
         b.add_definition(Definition {
@@ -224,7 +330,7 @@ pub fn build_index(
     stage("symbols", &mut t);
 
     progress.stage("linking", 0);
-    let graph = build_graph(&corpus.files, &outlines, &symbols)?;
+    let graph = build_graph(root, &corpus.files, &outlines, &symbols)?;
     drop(outlines);
     stage("graph", &mut t);
 
