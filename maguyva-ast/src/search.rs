@@ -188,6 +188,15 @@ impl DefinitionQuery {
                 plain.push(*w);
             }
         }
+        // "where is session defined", "fn spawn": the one word left besides
+        // question and kind words is a name, whatever its case.
+        if q.idents.is_empty()
+            && let [only] = plain.as_slice()
+            && (q.kinds.is_some() || raw.len() > 1)
+            && only.chars().all(|c| c.is_alphanumeric() || matches!(c, '_' | '$'))
+        {
+            q.idents.push(Ident { name: only.to_string(), qualifiers: Vec::new() });
+        }
         let analyzer = table.analyzer();
         for w in &plain {
             analyzer.for_each_term(w, |t| {
@@ -525,6 +534,9 @@ mod tests {
         assert_eq!(top(&r, "parse config").as_deref(), Some("parse_config"));
         assert_eq!(top(&r, "Status").as_deref(), Some("Status"));
         assert_eq!(top(&r, "where is status_code defined").as_deref(), Some("status_code"));
+        // A lowercase plain word in a definition question is a name too.
+        assert_eq!(top(&r, "where is parse defined").as_deref(), Some("parse"));
+        assert_eq!(top(&r, "def parse").as_deref(), Some("parse"));
     }
 
     #[test]

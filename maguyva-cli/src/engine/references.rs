@@ -101,8 +101,10 @@ struct Tally {
     first: Option<usize>,
 }
 
-/// Lines that import or export rather than use.
-fn line_kind(line: &str, name_at: usize) -> Option<ReferenceKind> {
+/// What a line does with a name ending at byte `name_end`: imports or
+/// exports it (by the line's first word), calls it (an opening parenthesis
+/// follows), or None for anything else.
+fn line_kind(line: &str, name_end: usize) -> Option<ReferenceKind> {
     let t = line.trim_start();
     let export = t.starts_with("export ")
         || t.starts_with("pub use ")
@@ -120,7 +122,7 @@ fn line_kind(line: &str, name_at: usize) -> Option<ReferenceKind> {
     if import {
         return Some(ReferenceKind::Import);
     }
-    let after = line.get(name_at..).unwrap_or("").trim_start();
+    let after = line.get(name_end..).unwrap_or("").trim_start();
     after.starts_with('(').then_some(ReferenceKind::Call)
 }
 
@@ -315,8 +317,9 @@ mod tests {
         assert_eq!(line_kind("use crate::a::Parser;", 14), Some(ReferenceKind::Import));
         assert_eq!(line_kind("pub use self::a::Parser;", 17), Some(ReferenceKind::Reexport));
         assert_eq!(line_kind("export { parse } from './a'", 9), Some(ReferenceKind::Reexport));
-        assert_eq!(line_kind("    x = parse(y)", 8), Some(ReferenceKind::Call));
-        assert_eq!(line_kind("    x = parse", 8), None);
+        assert_eq!(line_kind("    x = parse(y)", 13), Some(ReferenceKind::Call));
+        assert_eq!(line_kind("    x = parse (y)", 13), Some(ReferenceKind::Call));
+        assert_eq!(line_kind("    x = parse", 13), None);
     }
 
     #[test]

@@ -402,15 +402,105 @@ fn show_definitions(
     }
 }
 
+/// Whether a word is written like an identifier (`parse`, `Rack::Builder`,
+/// `$el`), qualifiers allowed.
+fn is_identifier_like(w: &str) -> bool {
+    w.chars().all(|c| c.is_alphanumeric() || matches!(c, '_' | '$' | ':' | '.' | '#'))
+        && w.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_' || c == '$')
+}
+
+/// The name of a query that is one bare identifier, by its last segment.
+fn bare_name(text: &str) -> Option<&str> {
+    let t = text.trim();
+    (!t.contains(char::is_whitespace) && is_identifier_like(t)).then(|| last_segment(t))
+}
+
+/// Words of definition questions that are not the name asked about.
+const DEFINITION_QUESTION_WORDS: &[&str] = &[
+    "where",
+    "is",
+    "are",
+    "the",
+    "a",
+    "an",
+    "of",
+    "defined",
+    "declared",
+    "definition",
+    "def",
+    "defn",
+    "fn",
+    "fun",
+    "func",
+    "function",
+    "method",
+    "class",
+    "struct",
+    "interface",
+    "trait",
+    "enum",
+    "type",
+    "typedef",
+    "typealias",
+    "module",
+    "const",
+    "constant",
+    "let",
+    "var",
+    "val",
+    "macro",
+    "protocol",
+    "object",
+    "record",
+    "find",
+    "show",
+    "implemented",
+    "located",
+    "lives",
+];
+
+/// The one name a definition question asks about ("fn spawn", "where is
+/// session defined"); None when it names none or several.
+fn definition_name(text: &str) -> Option<&str> {
+    let mut names = text
+        .split_whitespace()
+        .map(|w| {
+            w.trim_matches(|c: char| matches!(c, '?' | '!' | ',' | '`' | '"' | '\'' | '(' | ')'))
+        })
+        .filter(|w| {
+            !w.is_empty() && !DEFINITION_QUESTION_WORDS.contains(&w.to_lowercase().as_str())
+        });
+    let name = names.next()?;
+    (names.next().is_none() && is_identifier_like(name)).then(|| last_segment(name))
+}
+
+/// Byte offsets of `word` in `text` with no identifier character on either
+/// side.
+fn whole_word_offsets<'a>(text: &'a str, word: &'a str) -> impl Iterator<Item = usize> + 'a {
+    let is_ident = |c: char| c.is_alphanumeric() || c == '_';
+    text.match_indices(word).map(|(at, _)| at).filter(move |&at| {
+        !word.is_empty()
+            && !text[..at].chars().next_back().is_some_and(is_ident)
+            && !text[at + word.len()..].chars().next().is_some_and(is_ident)
+    })
+}
+
+/// How many times `word` occurs whole in `text`.
+fn word_count(text: &str, word: &str) -> usize {
+    whole_word_offsets(text, word).count()
+}
+
+/// The line (1-based) of the first whole occurrence of `word`; 1 if none.
+fn first_word_line(text: &str, word: &str) -> u32 {
+    whole_word_offsets(text, word)
+        .next()
+        .map_or(1, |at| text[..at].bytes().filter(|&b| b == b'\n').count() as u32 + 1)
+}
+
 /// Whether `word` occurs in `text` with no identifier character on either
 /// side.
 fn has_whole_word(text: &str, word: &str) -> bool {
-    let is_ident = |c: char| c.is_alphanumeric() || c == '_';
-    !word.is_empty()
-        && text.match_indices(word).any(|(at, _)| {
-            !text[..at].chars().next_back().is_some_and(is_ident)
-                && !text[at + word.len()..].chars().next().is_some_and(is_ident)
-        })
+    whole_word_offsets(text, word).next().is_some()
 }
 
 /// What a direct route to the graph or the structural modality falls back
@@ -585,6 +675,16 @@ impl Index {
             modalities.extend(fallback.weights.active());
             plan = fallback;
         }
+        if request.modalities.is_none() && prepared.query.mode() == MatchMode::Keyword {
+            let named = if prepared.intent == Intent::FindDefinition {
+                definition_name(&request.text)
+            } else {
+                bare_name(&request.text)
+            };
+            if let Some(name) = named {
+                self.definitions_first(&request.text, name, &mut results, request.limit);
+            }
+        }
         timings_ms.insert("total".to_string(), start.elapsed().as_secs_f64() * 1000.0);
         let classification = prepared.classification;
         Ok(SearchResponse {
@@ -669,6 +769,79 @@ impl Index {
         let frag = self.fragments.try_get(chunk)?;
         let lines = if frag.lines.contains(line) { LineSpan::line(line) } else { frag.lines };
         self.result(chunk, file, lines, score, BTreeMap::from([(Modality::Graph, rank as u32)]))
+    }
+
+    /// A query that is one bare name (`camelize`, `TryReadyError`,
+    /// `Rack::Builder`), or a definition question about one name ("fn
+    /// spawn", "where is session defined"), is answered by the files
+    /// defining exactly that name first, each shown through its definition,
+    /// whatever the route found; the other results follow in their order.
+    fn definitions_first(
+        &self,
+        text: &str,
+        name: &str,
+        results: &mut Vec<SearchResult>,
+        limit: usize,
+    ) {
+        let table = self.structural.table();
+        let mut first: Vec<SearchResult> = Vec::new();
+        for (id, score) in self.structural.definitions(text.trim(), limit.max(1)) {
+            let Some(sym) = table.get(id) else { continue };
+            let Some(entry) = self.manifest.files.get(sym.file.index()) else { continue };
+            if sym.name != name
+                || sym.kind == maguyva_ast::SymbolKind::Reexport
+                || first.iter().any(|r| r.path == entry.path)
+            {
+                continue;
+            }
+            let Some(hit) = self.structural.hit_for(id, score) else { continue };
+            let rank = first.len() as u32;
+            if let Some(r) = self.result(
+                hit.chunk,
+                hit.file,
+                hit.lines,
+                hit.score,
+                BTreeMap::from([(Modality::Structural, rank)]),
+            ) {
+                first.push(r);
+            }
+        }
+        // Then the files where the name occurs whole (a constant written
+        // `UPPER_SNAKE` is a literal): those the route found, in its
+        // order, then those it missed, most occurrences first; then the
+        // rest (files matching only parts of the name).
+        results.retain(|r| !first.iter().any(|f| f.path == r.path));
+        let (mut whole, parts): (Vec<SearchResult>, Vec<SearchResult>) = std::mem::take(results)
+            .into_iter()
+            .partition(|r| self.file_has_any_word(&r.path, &[name]));
+        if whole.len() + first.len() < limit {
+            let mut missed: Vec<(usize, FileId)> = self
+                .text
+                .files_possibly_containing(name)
+                .unwrap_or_default()
+                .into_iter()
+                .filter_map(|f| {
+                    let path = &self.manifest.files.get(f.index())?.path;
+                    if first.iter().chain(&whole).any(|r| &r.path == path) {
+                        return None;
+                    }
+                    let n = word_count(self.content.text(f), name);
+                    (n > 0).then_some((n, f))
+                })
+                .collect();
+            missed.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+            for (_, f) in missed.into_iter().take(limit - whole.len() - first.len()) {
+                let text = self.content.text(f);
+                let line = first_word_line(text, name);
+                if let Some(r) = self.result_at_line(f, line, 0.0, whole.len()) {
+                    whole.push(r);
+                }
+            }
+        }
+        first.append(&mut whole);
+        first.extend(parts);
+        first.truncate(limit);
+        *results = first;
     }
 
     /// Whether the file at `path` holds one of `words` as a whole word.
@@ -829,6 +1002,20 @@ mod tests {
         assert!(has_whole_word("legacy_hooks legacy_hook", "legacy_hook"));
         assert!(!has_whole_word("anything", ""));
         assert!(has_whole_word("é legacy_hook é", "legacy_hook"));
+        assert_eq!(word_count("a MAX_SIZE b MAX_SIZES MAX_SIZE", "MAX_SIZE"), 2);
+        assert_eq!(first_word_line("x\ny MAX_SIZE\nMAX_SIZE", "MAX_SIZE"), 2);
+        assert_eq!(first_word_line("nothing", "MAX_SIZE"), 1);
+    }
+
+    #[test]
+    fn names_of_definition_questions() {
+        assert_eq!(definition_name("fn spawn"), Some("spawn"));
+        assert_eq!(definition_name("where is session defined?"), Some("session"));
+        assert_eq!(definition_name("class Rack::Builder"), Some("Builder"));
+        assert_eq!(definition_name("where is the config parser"), None);
+        assert_eq!(bare_name("  TryReadyError "), Some("TryReadyError"));
+        assert_eq!(bare_name("two words"), None);
+        assert_eq!(bare_name("\"ECONNREFUSED\""), None);
     }
 
     #[test]
