@@ -227,6 +227,9 @@ struct CallersArgs {
     /// The folder.
     #[arg(long, short, default_value = ".")]
     path: PathBuf,
+    /// At most this many call sites and files.
+    #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u32).range(1..))]
+    limit: u32,
     /// Print JSON.
     #[arg(long)]
     json: bool,
@@ -236,8 +239,12 @@ struct CallersArgs {
 
 #[derive(Args, Debug)]
 struct ImpactArgs {
-    /// A definition's name or a file's path.
+    /// A definition's name, a file's or folder's path, or a module as
+    /// importers spell it (`aiohttp.payload`, `net/http`, `Acme.Billing`).
     target: String,
+    /// At most this many dependent definitions and files.
+    #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u32).range(1..))]
+    limit: u32,
     /// The folder.
     #[arg(long, short, default_value = ".")]
     path: PathBuf,
@@ -486,7 +493,7 @@ fn fresh_index(path: &Path, opts: &IndexOpts, json: bool) -> Result<engine::Inde
 
 fn callers(args: CallersArgs) -> Result<ExitCode> {
     let index = fresh_index(&args.path, &args.opts, args.json)?;
-    let report = index.callers(&args.name)?;
+    let report = index.callers(&args.name, args.limit as usize)?;
     if report.targets.is_empty() {
         note(&format!("no definition named {:?}", args.name));
     }
@@ -495,21 +502,29 @@ fn callers(args: CallersArgs) -> Result<ExitCode> {
     } else {
         print(&output::render_callers(&report))?;
     }
-    Ok(if report.callers.is_empty() { ExitCode::from(1) } else { ExitCode::SUCCESS })
+    Ok(if report.callers.is_empty() && report.files.is_empty() {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 fn impact(args: ImpactArgs) -> Result<ExitCode> {
     let index = fresh_index(&args.path, &args.opts, args.json)?;
-    let report = index.impact(&args.target, args.depth)?;
+    let report = index.impact(&args.target, args.depth, args.limit as usize)?;
     if report.targets.is_empty() {
-        note(&format!("no definition or file named {:?}", args.target));
+        note(&format!("no definition, file or module named {:?}", args.target));
     }
     if args.json {
         print(&format!("{}\n", serde_json::to_string_pretty(&report)?))?;
     } else {
         print(&output::render_impact(&report))?;
     }
-    Ok(if report.dependents.is_empty() { ExitCode::from(1) } else { ExitCode::SUCCESS })
+    Ok(if report.dependents.is_empty() && report.files.is_empty() {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 fn symbols(args: SymbolsArgs) -> Result<ExitCode> {

@@ -321,6 +321,20 @@ pub fn render_callers(r: &crate::engine::CallersReport) -> String {
         let _ =
             writeln!(out, "{}:{}  {} {}  {}", c.path, c.line, who, what, truncate(&c.snippet, 100));
     }
+    if !r.files.is_empty() {
+        let _ = writeln!(out, "files (kind, confidence):");
+        for f in &r.files {
+            let _ = writeln!(
+                out,
+                "  {}:{}  {} {}  {}",
+                f.path,
+                f.line,
+                f.kind,
+                f.confidence,
+                truncate(&f.snippet, 100)
+            );
+        }
+    }
     out
 }
 
@@ -343,8 +357,21 @@ pub fn render_impact(r: &crate::engine::ImpactReport) -> String {
             d.distance, d.path, d.line, name, d.centrality
         );
     }
-    let files: Vec<String> = r.files.iter().map(|(p, d)| format!("{p} ({d})")).collect();
-    let _ = writeln!(out, "files: {}", files.join(", "));
+    if !r.files.is_empty() {
+        let _ = writeln!(out, "files (depth, kind, confidence):");
+        for f in &r.files {
+            let _ = writeln!(
+                out,
+                "  {} {}:{}  {} {}  {}",
+                f.depth,
+                f.path,
+                f.line,
+                f.kind,
+                f.confidence,
+                truncate(&f.snippet, 100)
+            );
+        }
+    }
     out
 }
 

@@ -21,11 +21,11 @@ fn each_intent_takes_its_route() {
     assert_eq!((intent.as_str(), strategy.as_str()), ("find_definition", "direct"));
     assert_eq!(modalities, json!(["structural"]));
     assert_eq!(first, "shop/pricing.py");
-    // Rule 2 at 0.90: the graph alone, though the default preset does not
-    // fuse it.
+    // Rule 2 at 0.90: the graph's references, though the default preset
+    // does not fuse it, completed by the text's occurrences of the name.
     let (intent, strategy, modalities, first) = route(&repo, "who calls apply_discount", &[]);
     assert_eq!((intent.as_str(), strategy.as_str()), ("find_references", "direct"));
-    assert_eq!(modalities, json!(["graph"]));
+    assert_eq!(modalities, json!(["graph", "text"]));
     assert_eq!(first, "shop/pricing.py", "total_with_tax calls it in the same file");
     // Rule 3.
     let (intent, strategy, modalities, _) = route(&repo, "what breaks if I change validate", &[]);
@@ -190,12 +190,20 @@ fn a_graph_with_nothing_falls_back_to_the_text_that_has_the_name() {
         "# The old retry budget moved to settings; see legacy_hook.\nLIMITS = {\"legacy_hook\": 3}\n",
     );
     // No definition, call or import of the name: the graph has nothing,
-    // and the answer comes from where the text has it.
+    // and the answer comes from where the text has it (here only in a
+    // string and a comment).
     let (run, json) = repo.search_json("who calls legacy_hook", &[]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(json["intent"], "find_references");
+    assert_eq!(json["fusion_strategy"], "direct");
+    assert_eq!(json["modalities"], json!(["graph", "text"]));
+    assert_eq!(result_paths(&json), vec!["shop/limits.py"]);
+    assert_eq!(json["results"][0]["evidence"]["confidence"], "string");
+    // An impact question about a name nothing imports or uses falls back
+    // to where the text has it.
+    let (run, json) = repo.search_json("what breaks if I change legacy_hook", &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(json["fusion_strategy"], "fallback");
-    assert_eq!(json["modalities"], json!(["graph", "text", "structural"]));
     assert_eq!(result_paths(&json), vec!["shop/limits.py"]);
     // A name nowhere in the text stays unanswered, though its parts
     // ("here") are words of other files.

@@ -171,8 +171,12 @@ fn impact_follows_dependents_transitively() {
         assert_eq!(near["dependents"].as_array().unwrap().len(), 1, "{}", n.lang);
         // A file's impact reaches the files that use it.
         let by_file = json(&repo, &["impact", n.pricing_file]);
-        let files: Vec<&str> =
-            by_file["files"].as_array().unwrap().iter().filter_map(|f| f[0].as_str()).collect();
+        let files: Vec<&str> = by_file["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|f| f["path"].as_str())
+            .collect();
         assert!(files.len() >= 2, "{}: {files:?}", n.lang);
         assert!(
             !files.contains(&n.pricing_file),

@@ -16,6 +16,9 @@ mod index;
 // Callers, callees and impact over the dependency graph.
 mod graph;
 
+// References, impact and definitions per import system.
+mod dependencies;
+
 // Bad input: empty, binary, unreadable, huge or non-UTF-8 files, symlink
 // loops, malformed queries, damaged indexes, concurrent runs.
 mod bad_input;

@@ -46,6 +46,33 @@ pub struct CallersReport {
     pub targets: Vec<DefinitionRef>,
     /// Where they are used: sure calls first, ambiguous ones last.
     pub callers: Vec<CallerRef>,
+    /// Every file that refers to the name, surest first: the uses the graph
+    /// resolved, then the files where the name occurs as a word in code,
+    /// the defining files, and string- or comment-only mentions.
+    pub files: Vec<FileRef>,
+}
+
+/// One file in a references or impact answer.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FileRef {
+    /// The file.
+    pub path: String,
+    /// The line that shows why.
+    pub line: u32,
+    /// What the file does: `call`, `type_use`, `import`, `reexport`,
+    /// `mention`, `definition` (references); `import`, `call`, `reference`
+    /// (impact).
+    pub kind: &'static str,
+    /// How it was found: `resolved`, `word`, `defining`, `string`,
+    /// `comment`.
+    pub confidence: &'static str,
+    /// Hops from the target (impact; 0 for references).
+    pub depth: u32,
+    /// The file it depends on (impact: a target at depth 1).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub on: Option<String>,
+    /// The text of the line.
+    pub snippet: String,
 }
 
 /// One thing that depends on the target.
@@ -59,6 +86,8 @@ pub struct DependentRef {
     pub name: Option<String>,
     /// Hops from the target.
     pub distance: u32,
+    /// The target it depends on (the nearest, when several share a name).
+    pub of: String,
     /// Centrality (PageRank scaled so an average node has 1).
     pub centrality: f32,
 }
@@ -72,10 +101,12 @@ pub struct ImpactReport {
     pub targets: Vec<DefinitionRef>,
     /// How many hops were followed.
     pub depth: u32,
-    /// What depends on them, nearest first, then by centrality.
+    /// The definitions that depend on them, nearest first, then by
+    /// centrality.
     pub dependents: Vec<DependentRef>,
-    /// The files affected, nearest first.
-    pub files: Vec<(String, u32)>,
+    /// The files affected, nearest first, then by the strength of the
+    /// evidence (an import and a use, then one of them) and centrality.
+    pub files: Vec<FileRef>,
 }
 
 impl Index {
@@ -102,17 +133,16 @@ impl Index {
         })
     }
 
-    /// Where the definitions named by `name` are called or mentioned.
-    pub fn callers(&self, name: &str) -> Result<CallersReport> {
+    /// Where the definitions named by `name` are called or mentioned, and
+    /// every file that refers to it; at most `limit` of each.
+    pub fn callers(&self, name: &str, limit: usize) -> Result<CallersReport> {
         let graph = self.graph.graph();
-        let defs = match self.graph.targets(name) {
-            GraphTargets::Definitions(d) => d,
-            _ => Vec::new(),
-        };
+        let (defs, refs) = self.file_references(name)?;
         let callers = self
             .graph
             .references(&defs)
             .into_iter()
+            .take(limit)
             .map(|(s, targets)| CallerRef {
                 path: self.path_of(s.file),
                 line: s.line,
@@ -124,17 +154,35 @@ impl Index {
                 snippet: self.line_text(s.file, s.line),
             })
             .collect();
+        let files = refs
+            .into_iter()
+            .take(limit)
+            .map(|r| FileRef {
+                path: self.path_of(r.file),
+                line: r.line,
+                kind: r.kind.as_str(),
+                confidence: r.confidence.as_str(),
+                depth: 0,
+                on: None,
+                snippet: self.line_text(r.file, r.line),
+            })
+            .collect();
         Ok(CallersReport {
             query: name.to_string(),
             targets: defs.iter().filter_map(|&d| self.def_ref(d)).collect(),
             callers,
+            files,
         })
     }
 
-    /// Everything that transitively depends on a definition or a file.
-    pub fn impact(&self, target: &str, depth: u32) -> Result<ImpactReport> {
+    /// What transitively depends on a definition, a file, a folder or a
+    /// module (as importers spell it), up to `depth` hops; at most `limit`
+    /// definitions and files. Definitions sharing a name are followed one
+    /// by one, so each dependent says which of them it depends on.
+    pub fn impact(&self, target: &str, depth: u32, limit: usize) -> Result<ImpactReport> {
         let graph = self.graph.graph();
-        let (nodes, targets): (Vec<u32>, Vec<DefinitionRef>) = match self.graph.targets(target) {
+        let targets_named = self.graph.impact_targets(target);
+        let (nodes, targets): (Vec<u32>, Vec<DefinitionRef>) = match &targets_named {
             GraphTargets::Definitions(d) => (
                 d.iter().map(|&x| graph.def_node(x)).collect(),
                 d.iter().filter_map(|&x| self.def_ref(x)).collect(),
@@ -151,24 +199,64 @@ impl Index {
             ),
             GraphTargets::Words(_) => (Vec::new(), Vec::new()),
         };
-        let mut files: Vec<(String, u32)> = Vec::new();
-        let dependents: Vec<DependentRef> = graph
-            .impact(&nodes, depth)
+        // Each target's dependents apart; a dependent reached from several
+        // keeps the nearest.
+        let mut best: Vec<(u32, u32, usize)> = Vec::new();
+        for (t, &node) in nodes.iter().enumerate() {
+            for (n, distance) in graph.impact(&[node], depth) {
+                if nodes.contains(&n) {
+                    continue;
+                }
+                match best.iter_mut().find(|(m, _, _)| *m == n) {
+                    Some(b) if b.1 > distance => *b = (n, distance, t),
+                    Some(_) => {}
+                    None => best.push((n, distance, t)),
+                }
+            }
+        }
+        best.sort_by(|a, b| {
+            a.1.cmp(&b.1)
+                .then(graph.pagerank(b.0).total_cmp(&graph.pagerank(a.0)))
+                .then(a.0.cmp(&b.0))
+        });
+        let dependents: Vec<DependentRef> = best
             .into_iter()
-            .map(|(n, distance)| {
-                let file = graph.node_file(n);
-                let path = self.path_of(file);
-                if !files.iter().any(|(p, _)| *p == path) {
-                    files.push((path.clone(), distance));
-                }
-                let def = graph.node_definition(n);
-                DependentRef {
-                    path,
-                    line: def.map_or(1, |(_, d)| d.name_line),
-                    name: def.map(|(_, d)| d.qualified_name.clone()),
+            .filter_map(|(n, distance, t)| {
+                let (_, d) = graph.node_definition(n)?;
+                Some(DependentRef {
+                    path: self.path_of(d.file),
+                    line: d.name_line,
+                    name: Some(d.qualified_name.clone()),
                     distance,
+                    of: targets.get(t).map_or_else(String::new, |r| {
+                        if r.qualified_name.is_empty() {
+                            r.path.clone()
+                        } else {
+                            format!("{} ({}:{})", r.qualified_name, r.path, r.line)
+                        }
+                    }),
                     centrality: graph.centrality(n),
-                }
+                })
+            })
+            .take(limit)
+            .collect();
+        let files = self
+            .graph
+            .dependents(&targets_named, depth)
+            .into_iter()
+            .take(limit)
+            .map(|d| FileRef {
+                path: self.path_of(d.file),
+                line: d.line,
+                kind: match d.kind {
+                    EdgeKind::Imports => "import",
+                    EdgeKind::Calls => "call",
+                    _ => "reference",
+                },
+                confidence: "resolved",
+                depth: d.depth,
+                on: Some(self.path_of(d.on)),
+                snippet: self.line_text(d.file, d.line),
             })
             .collect();
         Ok(ImpactReport { query: target.to_string(), targets, depth, dependents, files })

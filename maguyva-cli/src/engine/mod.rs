@@ -12,8 +12,11 @@ mod settings;
 
 pub use build::{BuildReport, build_index};
 pub use embedder::{EmbedderChoice, VOYAGE_KEY_VAR, VOYAGE_URL_VAR};
-pub use graph_report::{CallerRef, CallersReport, DefinitionRef, DependentRef, ImpactReport};
+pub use graph_report::{
+    CallerRef, CallersReport, DefinitionRef, DependentRef, FileRef, ImpactReport,
+};
 pub use ranking::{Base, CentralityScale, DEFAULT_CENTRALITY_FACTOR, RankingConfig};
+pub use references::{Confidence, FileReference, ReferenceKind};
 pub use search::{SearchRequest, SearchResponse, SearchResult};
 pub use settings::IndexSettings;
 
