@@ -234,10 +234,17 @@ fn outline_with(
     file: FileId,
 ) -> Result<FileOutline> {
     // A byte-order mark is not code; blank it without moving any offset.
-    let source: std::borrow::Cow<str> = match text.strip_prefix('\u{FEFF}') {
+    let mut source: std::borrow::Cow<str> = match text.strip_prefix('\u{FEFF}') {
         Some(rest) => format!("   {rest}").into(),
         None => text.into(),
     };
+    // Items inside item-level macro invocations (`cfg_rt! { ... }`), in
+    // place: offsets and lines do not move.
+    if language == Language::Rust
+        && let Some(unwrapped) = crate::macros::unwrap_item_macros(&source)
+    {
+        source = unwrapped.into();
+    }
     let bytes = source.as_bytes();
     let tree = PARSER.with(|p| {
         let mut parser = p.borrow_mut();
@@ -517,7 +524,11 @@ fn build(language: Language, nodes: Vec<Node0>, text: &str, file: FileId) -> Fil
                 container: stack.iter().rev().find_map(|s| s.2),
             });
         }
-        stack.push((n.end_byte, qualified, symbol_index, n.kind));
+        // A re-export holds nothing: the names of one grouped `pub use`
+        // share its span and must not nest in each other.
+        if n.kind != Some(SymbolKind::Reexport) {
+            stack.push((n.end_byte, qualified, symbol_index, n.kind));
+        }
     }
     for (i, scope) in in_scope {
         if symbols[i].container.is_none() {
@@ -750,6 +761,15 @@ mod tests {
             kinds,
             vec![("IntoResponse", SymbolKind::Reexport), ("P", SymbolKind::Reexport)]
         );
+        // The names of one grouped `pub use` do not nest in each other.
+        assert_eq!(got[1].2, "P");
+        // Items inside an item-level macro invocation are definitions.
+        let got = names(
+            Language::Rust,
+            "cfg_rt! {\n    pub struct JoinHandle;\n\n    pub fn spawn() {}\n}\n",
+        );
+        let found: Vec<&str> = got.iter().map(|(n, _, _)| n.as_str()).collect();
+        assert_eq!(found, vec!["JoinHandle", "spawn"]);
         let ts = names(
             Language::TypeScript,
             "export { createRouter, type AnyRouter } from './router';\n",

@@ -33,6 +33,7 @@ pub use crate::{
 mod error;
 mod extract;
 mod grammar;
+mod macros;
 mod occurrence;
 mod package;
 mod search;
