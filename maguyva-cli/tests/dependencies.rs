@@ -213,3 +213,33 @@ fn impact_of_a_file_in_every_fixture_language() {
         assert_eq!(first["confidence"], "resolved", "{lang}");
     }
 }
+
+#[test]
+fn typescript_aliases_and_workspace_packages_resolve() {
+    let repo = Repo::empty();
+    repo.write(
+        "tsconfig.json",
+        "{\n  // path aliases\n  \"compilerOptions\": { \"baseUrl\": \".\", \"paths\": { \"@/*\": [\"src/*\"] }, },\n}\n",
+    );
+    repo.write(
+        "src/money/round.ts",
+        "export function round(x: number): number {\n  return x;\n}\n",
+    );
+    repo.write(
+        "src/cart.ts",
+        "import { round } from '@/money/round';\n\nexport const total = () => round(1);\n",
+    );
+    repo.write(
+        "packages/fmt/package.json",
+        "{ \"name\": \"@acme/fmt\", \"main\": \"src/index.ts\" }\n",
+    );
+    repo.write("packages/fmt/src/index.ts", "export const fmt = (x: number) => `${x}`;\n");
+    repo.write(
+        "src/view.ts",
+        "import { fmt } from '@acme/fmt';\n\nexport const show = () => fmt(2);\n",
+    );
+    let json = search(&repo, "what breaks if I change src/money/round.ts");
+    assert_eq!(result_paths(&json), vec!["src/cart.ts"]);
+    let json = search(&repo, "what breaks if I change packages/fmt/src/index.ts");
+    assert_eq!(result_paths(&json), vec!["src/view.ts"]);
+}

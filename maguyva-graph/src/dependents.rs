@@ -153,15 +153,17 @@ impl CallGraph {
                 .map(|(i, _)| FileId(i as u32))
                 .collect()
         };
-        let files = declaring(dotted, None);
-        if !files.is_empty() {
-            return files;
-        }
+        // A member named like its file wins over a package of the same
+        // name, as in imports.
         if let Some((head, last)) = dotted.rsplit_once('.') {
             let files = declaring(head, Some(last));
             if !files.is_empty() {
                 return files;
             }
+        }
+        let files = declaring(dotted, None);
+        if !files.is_empty() {
+            return files;
         }
         let segments: Vec<&str> =
             name.split(['.', ':', '/', '\\']).filter(|s| !s.is_empty()).collect();

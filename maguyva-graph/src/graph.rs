@@ -237,6 +237,7 @@ impl GraphBuilder {
                 .resolve(&files, imp)
                 .or_else(|| go_package(&files, &modules, imp))
                 .or_else(|| rust_use(&files, &crates, imp))
+                .or_else(|| js_alias(&files, &modules, &index, imp))
                 .unwrap_or_else(|| index.resolve(imp));
             if targets.is_empty() {
                 unresolved.push(UnresolvedImport {
@@ -785,37 +786,47 @@ impl<'a> DeclaredPackages<'a> {
         }
         let path = imp.path.trim().replace(['\\', '/'], ".").replace("::", ".");
         let path = path.trim_matches('.');
+        // `a.b.C`, a static `a.b.C.member`, a nested `a.b.C.Inner`: a
+        // member named like its file wins over a package of the same name
+        // (PHP's `Driver\Middleware` interface beside the
+        // `Driver\Middleware\` namespace).
+        if let Some(hits) = self.member(files, path) {
+            return Some(hits);
+        }
         if let Some(v) = self.by_package.get(path) {
             return Some(v.iter().copied().take(MAX_PACKAGE_IMPORT).collect());
         }
-        // `a.b.C`, a static `a.b.C.member`, a nested `a.b.C.Inner`.
-        let mut prefix = path;
-        for _ in 0..2 {
-            let (head, last) = prefix.rsplit_once('.')?;
-            if let Some(v) = self.by_package.get(head) {
-                let hits: Vec<u32> = v
-                    .iter()
-                    .copied()
-                    .filter(|&f| {
-                        files.get(f as usize).is_some_and(|x| {
-                            let name = x.path.rsplit('/').next().unwrap_or(&x.path);
-                            name.split('.').next() == Some(last)
-                        }) || self.top_level.contains(&(f, last))
-                    })
-                    .collect();
-                if !hits.is_empty() {
-                    return Some(hits);
-                }
-            }
-            prefix = head;
-        }
-        None
+        let (outer, _) = path.rsplit_once('.')?;
+        self.member(files, outer)
+    }
+
+    /// The files of package `a.b` named `C` or defining `C` at top level,
+    /// for a path `a.b.C`.
+    fn member(&self, files: &[FileInfo], path: &str) -> Option<Vec<u32>> {
+        let (head, last) = path.rsplit_once('.')?;
+        let hits: Vec<u32> = self
+            .by_package
+            .get(head)?
+            .iter()
+            .copied()
+            .filter(|&f| {
+                files.get(f as usize).is_some_and(|x| {
+                    let name = x.path.rsplit('/').next().unwrap_or(&x.path);
+                    name.split('.').next() == Some(last)
+                }) || self.top_level.contains(&(f, last))
+            })
+            .collect();
+        (!hits.is_empty()).then_some(hits)
     }
 }
 
 /// A folder that a module path names: a Go module (`go.mod`'s `module`
-/// line; imports of `path/sub` mean the package in `dir/sub`), or a Rust
-/// crate (its `Cargo.toml` name; `dir` is its `src` folder).
+/// line; imports of `path/sub` mean the package in `dir/sub`), a Rust
+/// crate (its `Cargo.toml` name; `dir` is its `src` folder), or for
+/// JavaScript and TypeScript a workspace package (its `package.json` name
+/// for its entry file, and `name/` for its folder) or a `tsconfig.json`
+/// path alias (`@/` for `@/*`). A `path` ending with `/` is a prefix:
+/// what follows it is appended to `dir`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ModuleRoot {
     /// The folder, relative to the indexed root ("" for the root itself).
@@ -870,4 +881,35 @@ fn rust_use(files: &[FileInfo], crates: &RustCrates, imp: &Import) -> Option<Vec
         return None;
     }
     Some(crates.resolve(imp.file.0, &imp.path).into_iter().collect())
+}
+
+/// A JavaScript or TypeScript import of a workspace package or through a
+/// tsconfig path alias, resolved like a path from the root.
+fn js_alias(
+    files: &[FileInfo],
+    modules: &[ModuleRoot],
+    index: &ModuleIndex<'_>,
+    imp: &Import,
+) -> Option<Vec<u32>> {
+    let lang = files.get(imp.file.index())?.language?;
+    if !matches!(lang, Language::JavaScript | Language::TypeScript | Language::Tsx)
+        || imp.kind != ImportKind::Module
+        || imp.path.starts_with('.')
+    {
+        return None;
+    }
+    let path = imp.path.trim();
+    modules
+        .iter()
+        .filter(|m| matches!(m.language, Language::JavaScript | Language::TypeScript))
+        .find_map(|m| {
+            let target = if m.path.ends_with('/') {
+                format!("{}{}", m.dir, path.strip_prefix(m.path.as_str())?)
+            } else if path == m.path {
+                m.dir.clone()
+            } else {
+                return None;
+            };
+            index.relative("", &target)
+        })
 }

@@ -52,6 +52,12 @@ fn split_path(path: &str) -> (Vec<&str>, &str) {
 }
 
 fn stem(file: &str) -> &str {
+    // A TypeScript declaration file stands for the module it declares.
+    for declaration in [".d.ts", ".d.mts", ".d.cts"] {
+        if let Some(s) = file.strip_suffix(declaration) {
+            return s;
+        }
+    }
     file.rsplit_once('.').map_or(file, |(s, _)| s)
 }
 
@@ -235,7 +241,7 @@ impl<'a> ModuleIndex<'a> {
 
     /// A path relative to `dir`, with or without its extension, or a folder
     /// with an index file.
-    fn relative(&self, dir: &str, rel: &str) -> Option<Vec<u32>> {
+    pub(crate) fn relative(&self, dir: &str, rel: &str) -> Option<Vec<u32>> {
         let joined = join(dir, rel)?;
         let (dirs, file) = split_path(&joined);
         let mut named = dirs.clone();
@@ -550,6 +556,15 @@ mod tests {
             resolve(&f, 1, "Ecto.Changeset", None, ImportKind::Module),
             vec!["lib/ecto/changeset.ex"]
         );
+    }
+
+    #[test]
+    fn declaration_files_stand_for_their_module() {
+        let f = files(&[
+            ("types/plugin.d.ts", Language::TypeScript),
+            ("types/index.d.ts", Language::TypeScript),
+        ]);
+        assert_eq!(resolve(&f, 1, "./plugin", None, ImportKind::Module), vec!["types/plugin.d.ts"]);
     }
 
     #[test]

@@ -114,6 +114,124 @@ fn go_module_path(text: &str) -> Option<String> {
     })
 }
 
+/// JSON with comments and trailing commas (tsconfig.json), read leniently.
+fn lenient_json(text: &str) -> Option<serde_json::Value> {
+    let lexed = maguyva_core::lex(maguyva_core::Language::JavaScript, text);
+    let mut clean = text.as_bytes().to_vec();
+    for &(start, end) in lexed.comments() {
+        for b in clean.get_mut(start..end)? {
+            if *b != b'\n' {
+                *b = b' ';
+            }
+        }
+    }
+    let clean = String::from_utf8(clean).ok()?;
+    // Drop commas that close nothing: `,` then only blanks before `}`/`]`.
+    let mut out = String::with_capacity(clean.len());
+    let chars: Vec<char> = clean.chars().collect();
+    for (i, &c) in chars.iter().enumerate() {
+        if c == ','
+            && lexed.region_at(out.len()) == maguyva_core::Region::Code
+            && chars[i + 1..]
+                .iter()
+                .find(|c| !c.is_whitespace())
+                .is_some_and(|c| matches!(c, '}' | ']'))
+        {
+            out.push(' ');
+            continue;
+        }
+        out.push(c);
+    }
+    serde_json::from_str(&out).ok()
+}
+
+/// The folder of a root-relative file path, with a trailing `/` ("" at the
+/// root).
+fn folder_of(path: &str) -> String {
+    path.rsplit_once('/').map_or_else(String::new, |(d, _)| format!("{d}/"))
+}
+
+/// Joins root-relative `base` (a folder ending in `/`, or "") and a
+/// relative path, resolving `.` and `..`; None above the root.
+fn join_rel(base: &str, rel: &str) -> Option<String> {
+    let mut parts: Vec<&str> = base.split('/').filter(|s| !s.is_empty()).collect();
+    for seg in rel.split('/') {
+        match seg {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            s => parts.push(s),
+        }
+    }
+    Some(parts.join("/"))
+}
+
+/// JavaScript and TypeScript module roots: workspace packages by their
+/// `package.json` name (the entry for `name`, the folder for `name/sub`),
+/// and `tsconfig.json` path aliases (`compilerOptions.paths`, from
+/// `baseUrl`).
+fn js_module_roots(files: &[maguyva_core::SourceFile]) -> Vec<ModuleRoot> {
+    use maguyva_core::Language;
+    let mut out = Vec::new();
+    for f in files {
+        let name = f.path.rsplit('/').next().unwrap_or(&f.path);
+        let folder = folder_of(&f.path);
+        if name == "package.json" {
+            let Some(json) = lenient_json(&f.text) else { continue };
+            let Some(pkg) = json.get("name").and_then(|n| n.as_str()) else { continue };
+            let entry = ["source", "module", "main", "types"]
+                .iter()
+                .find_map(|k| json.get(*k).and_then(|v| v.as_str()))
+                .map(|e| e.trim_start_matches("./").to_string());
+            let entry = entry
+                .and_then(|e| join_rel(&folder, &e))
+                .map(|e| e.rsplit_once('.').map_or(e.clone(), |(s, _)| s.to_string()))
+                .unwrap_or_else(|| folder.trim_end_matches('/').to_string());
+            out.push(ModuleRoot {
+                dir: entry,
+                path: pkg.to_string(),
+                language: Language::JavaScript,
+            });
+            out.push(ModuleRoot {
+                dir: folder.clone(),
+                path: format!("{pkg}/"),
+                language: Language::JavaScript,
+            });
+        } else if name.starts_with("tsconfig") && name.ends_with(".json") {
+            let Some(json) = lenient_json(&f.text) else { continue };
+            let options = json.get("compilerOptions");
+            let base = options
+                .and_then(|o| o.get("baseUrl"))
+                .and_then(|b| b.as_str())
+                .and_then(|b| join_rel(&folder, b))
+                .map(|b| if b.is_empty() { b } else { format!("{b}/") })
+                .unwrap_or_else(|| folder.clone());
+            let Some(paths) = options.and_then(|o| o.get("paths")).and_then(|p| p.as_object())
+            else {
+                continue;
+            };
+            for (alias, targets) in paths {
+                let Some(target) =
+                    targets.as_array().and_then(|t| t.first()).and_then(|t| t.as_str())
+                else {
+                    continue;
+                };
+                let (alias, target) = match (alias.strip_suffix('*'), target.strip_suffix('*')) {
+                    (Some(a), Some(t)) => (a.to_string(), t.to_string()),
+                    (None, None) => (alias.clone(), target.to_string()),
+                    _ => continue,
+                };
+                let Some(dir) = join_rel(&base, &target) else { continue };
+                let dir =
+                    if alias.ends_with('/') && !dir.is_empty() { format!("{dir}/") } else { dir };
+                out.push(ModuleRoot { dir, path: alias, language: Language::TypeScript });
+            }
+        }
+    }
+    out
+}
+
 /// The `name` of a `Cargo.toml`'s `[package]` table.
 fn cargo_package_name(text: &str) -> Option<String> {
     let mut in_package = false;
@@ -166,6 +284,7 @@ fn module_roots(root: &Path, files: &[maguyva_core::SourceFile]) -> Vec<ModuleRo
                 })
             }),
     );
+    out.extend(js_module_roots(files));
     let has_rust = files.iter().any(|f| f.language == Some(maguyva_core::Language::Rust));
     if has_rust && !files.iter().any(|f| f.path == "Cargo.toml") {
         // The root is a crate's src folder: its Cargo.toml is just above.
@@ -437,4 +556,61 @@ pub fn build_index(
         embedder,
     });
     Ok((index, report))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(path: &str, text: &str) -> maguyva_core::SourceFile {
+        maguyva_core::SourceFile {
+            path: path.into(),
+            language: None,
+            text: text.into(),
+            size: text.len() as u64,
+            mtime_ns: 0,
+            hash: 0,
+            lossy: false,
+        }
+    }
+
+    #[test]
+    fn javascript_module_roots_from_package_and_tsconfig_files() {
+        let roots = js_module_roots(&[
+            file(
+                "packages/utils/package.json",
+                r#"{"name": "@acme/utils", "main": "./dist/index.js", "source": "./src/index.ts"}"#,
+            ),
+            file(
+                "tsconfig.json",
+                "{\n  // aliases\n  \"compilerOptions\": {\n    \"baseUrl\": \".\",\n    \"paths\": { \"@/*\": [\"./src/*\"], \"#cfg\": [\"config/index.ts\"] },\n  },\n}\n",
+            ),
+        ]);
+        let pairs: Vec<(&str, &str)> =
+            roots.iter().map(|r| (r.path.as_str(), r.dir.as_str())).collect();
+        assert_eq!(
+            pairs,
+            vec![
+                ("@acme/utils", "packages/utils/src/index"),
+                ("@acme/utils/", "packages/utils/"),
+                ("#cfg", "config/index.ts"),
+                ("@/", "src/"),
+            ]
+        );
+    }
+
+    #[test]
+    fn module_files_name_their_modules() {
+        assert_eq!(
+            go_module_path("// x\nmodule example.com/app // c\n").as_deref(),
+            Some("example.com/app")
+        );
+        assert_eq!(go_module_path("go 1.22\n"), None);
+        assert_eq!(
+            cargo_package_name("[workspace]\nname = \"no\"\n[package]\nname = \"grep-searcher\"\n")
+                .as_deref(),
+            Some("grep-searcher")
+        );
+        assert_eq!(cargo_package_name("[workspace]\nmembers = []\n"), None);
+    }
 }
