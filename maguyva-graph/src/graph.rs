@@ -270,7 +270,21 @@ impl GraphBuilder {
                 by_dir.entry(dir_of(&f.path)).or_default().push(i as u32);
             }
         }
+        // Swift: every file of a module sees the others; a module is a
+        // folder under `Sources/` (a Swift package), else the whole tree.
+        let mut swift_modules: HashMap<&str, Vec<u32>> = HashMap::new();
         for (i, f) in files.iter().enumerate() {
+            if f.language == Some(Language::Swift) {
+                swift_modules.entry(swift_module(&f.path)).or_default().push(i as u32);
+            }
+        }
+        for (i, f) in files.iter().enumerate() {
+            if f.language == Some(Language::Swift)
+                && let Some(same) = swift_modules.get(swift_module(&f.path))
+                && same.len() <= MAX_PACKAGE_VISIBILITY
+            {
+                visible[i].extend(same.iter().copied().filter(|&j| j != i as u32));
+            }
             if package_scoped(f.language)
                 && let Some(same) = by_dir.get(dir_of(&f.path))
             {
@@ -912,4 +926,34 @@ fn js_alias(
             };
             index.relative("", &target)
         })
+}
+
+/// The module a Swift file belongs to: the path through `Sources/<Name>`
+/// in a Swift package, else "" (the whole tree is one module).
+fn swift_module(path: &str) -> &str {
+    let mut at = 0;
+    for seg in path.split('/') {
+        at += seg.len() + 1;
+        if seg == "Sources"
+            && let Some(rest) = path.get(at..)
+            && let Some((name, _)) = rest.split_once('/')
+        {
+            return &path[..at + name.len()];
+        }
+    }
+    ""
+}
+
+#[cfg(test)]
+mod swift_tests {
+    use super::swift_module;
+
+    #[test]
+    fn swift_modules_are_package_targets() {
+        assert_eq!(swift_module("Sources/Alamofire/Core/Request.swift"), "Sources/Alamofire");
+        assert_eq!(swift_module("pkg/Sources/Net/A.swift"), "pkg/Sources/Net");
+        assert_eq!(swift_module("Source/Request.swift"), "");
+        assert_eq!(swift_module("Sources"), "");
+        assert_eq!(swift_module("Sources/A.swift"), "");
+    }
 }
