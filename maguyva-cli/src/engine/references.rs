@@ -6,7 +6,8 @@
 //! what a word search finds.
 
 use super::Index;
-use maguyva_core::{FileId, Language, Region, Result, word_occurrences};
+use super::search::whole_word_offsets;
+use maguyva_core::{FileId, Region, Result, word_occurrences};
 use maguyva_graph::{EdgeKind, GraphRetriever, GraphTargets};
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
@@ -95,10 +96,25 @@ struct Tally {
     code: u32,
     string: u32,
     comment: u32,
-    /// Byte offset of the first occurrence in code.
-    first_code: Option<usize>,
-    /// Byte offset of the first occurrence anywhere.
-    first: Option<usize>,
+    /// Byte range of the first occurrence in code.
+    first_code: Option<(usize, usize)>,
+    /// Byte range of the first occurrence anywhere.
+    first: Option<(usize, usize)>,
+}
+
+impl Tally {
+    fn add(&mut self, at: usize, len: usize, region: Region) {
+        let span = (at, at + len);
+        self.first = Some(self.first.map_or(span, |f| f.min(span)));
+        match region {
+            Region::Code => {
+                self.code += 1;
+                self.first_code = Some(self.first_code.map_or(span, |f| f.min(span)));
+            }
+            Region::String => self.string += 1,
+            Region::Comment => self.comment += 1,
+        }
+    }
 }
 
 /// What a line does with a name ending at byte `name_end`: imports or
@@ -205,38 +221,29 @@ impl Index {
             for file in self.text.files_possibly_containing(name)? {
                 let Some(entry) = self.manifest.files.get(file.index()) else { continue };
                 let body = self.content.text(file);
-                let found = match entry.language {
+                let found: Vec<(usize, Region)> = match entry.language {
                     Some(lang) => word_occurrences(lang, body, name),
                     // Not code: every occurrence counts as prose.
-                    None => word_occurrences(Language::Python, body, name)
-                        .into_iter()
-                        .map(|(at, _)| (at, Region::Comment))
-                        .collect(),
+                    None => {
+                        whole_word_offsets(body, name).map(|at| (at, Region::Comment)).collect()
+                    }
                 };
                 if found.is_empty() {
                     continue;
                 }
                 let t = tallies.entry(file).or_default();
                 for (at, region) in found {
-                    t.first = Some(t.first.map_or(at, |f| f.min(at)));
-                    match region {
-                        Region::Code => {
-                            t.code += 1;
-                            t.first_code = Some(t.first_code.map_or(at, |f| f.min(at)));
-                        }
-                        Region::String => t.string += 1,
-                        Region::Comment => t.comment += 1,
-                    }
+                    t.add(at, name.len(), region);
                 }
             }
         }
         for r in &mut out {
             if let Some(t) = tallies.get(&r.file) {
                 r.count = r.count.max(t.code);
-                if let Some(at) = t.first_code {
+                if let Some((at, end)) = t.first_code {
                     let (_, line, col) = line_at(self.content.text(r.file), at);
                     if let Some(k @ (ReferenceKind::Import | ReferenceKind::Reexport)) =
-                        line_kind(line, col + names.first().map_or(0, String::len))
+                        line_kind(line, col + (end - at))
                     {
                         // The file brings the name in by name; the use line
                         // stays the one shown.
@@ -263,9 +270,9 @@ impl Index {
             } else {
                 Confidence::Comment
             };
-            let at = t.first_code.or(t.first).unwrap_or(0);
+            let (at, end) = t.first_code.or(t.first).unwrap_or((0, 0));
             let (line, text, col) = line_at(body, at);
-            let name_len = names.first().map_or(0, String::len);
+            let name_len = end - at;
             let kind = if confidence == Confidence::Defining {
                 ReferenceKind::Definition
             } else {

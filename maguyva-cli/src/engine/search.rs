@@ -476,7 +476,10 @@ fn definition_name(text: &str) -> Option<&str> {
 
 /// Byte offsets of `word` in `text` with no identifier character on either
 /// side.
-fn whole_word_offsets<'a>(text: &'a str, word: &'a str) -> impl Iterator<Item = usize> + 'a {
+pub(super) fn whole_word_offsets<'a>(
+    text: &'a str,
+    word: &'a str,
+) -> impl Iterator<Item = usize> + 'a {
     let is_ident = |c: char| c.is_alphanumeric() || c == '_';
     text.match_indices(word).map(|(at, _)| at).filter(move |&at| {
         !word.is_empty()
