@@ -37,7 +37,7 @@ pub use crate::{
     manifest::{Changes, FileEntry, MANIFEST_FILE, Manifest},
     modality::{Modality, ParseModalityError},
     outline::{OutlineSpan, SyntaxChunker},
-    paths::{FileRole, file_stem, is_test_path},
+    paths::{FileRole, file_stem, is_test_path, join_relative},
     progress::{NoProgress, Progress},
     query::{MAX_QUERY_CHARS, MatchMode, Query},
     retriever::Retriever,

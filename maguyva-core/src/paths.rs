@@ -106,9 +106,33 @@ pub fn file_stem(path: &str) -> &str {
     }
 }
 
+/// Joins a relative path to a folder (both `/`-separated, relative to a
+/// root), resolving `.` and `..`; None when it climbs above the root.
+pub fn join_relative(dir: &str, rel: &str) -> Option<String> {
+    let mut parts: Vec<&str> = dir.split('/').filter(|s| !s.is_empty()).collect();
+    for seg in rel.split('/') {
+        match seg {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            s => parts.push(s),
+        }
+    }
+    Some(parts.join("/"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn relative_paths_join_within_the_root() {
+        assert_eq!(join_relative("src/a", "../b/c.ts").as_deref(), Some("src/b/c.ts"));
+        assert_eq!(join_relative("", "./x/./y").as_deref(), Some("x/y"));
+        assert_eq!(join_relative("src/", "").as_deref(), Some("src"));
+        assert_eq!(join_relative("", ".."), None);
+    }
 
     #[test]
     fn test_paths() {

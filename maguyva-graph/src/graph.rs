@@ -128,7 +128,7 @@ pub struct CallGraph {
 
 /// Files of these languages see the definitions of their folder without an
 /// import (a package, a namespace folder, a module).
-fn package_scoped(lang: Option<Language>) -> bool {
+pub(crate) fn package_scoped(lang: Option<Language>) -> bool {
     matches!(
         lang,
         Some(

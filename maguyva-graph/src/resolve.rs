@@ -7,8 +7,9 @@
 //! single segment counts only in the importing file's folder or one above
 //! it, so `import os` never binds to some `os.py` deep in the tree.
 
+use crate::graph::package_scoped;
 use crate::input::{FileInfo, Import};
-use maguyva_core::{ImportKind, Language};
+use maguyva_core::{ImportKind, Language, join_relative as join};
 use std::collections::HashMap;
 
 /// File names that stand for their folder as a module.
@@ -64,21 +65,6 @@ fn stem(file: &str) -> &str {
 /// Folder of a path ("" for the root).
 fn dir_of(path: &str) -> &str {
     path.rsplit_once('/').map_or("", |(d, _)| d)
-}
-
-/// Joins a relative path to a folder, resolving `.` and `..`.
-fn join(dir: &str, rel: &str) -> Option<String> {
-    let mut parts: Vec<&str> = dir.split('/').filter(|s| !s.is_empty()).collect();
-    for seg in rel.split('/') {
-        match seg {
-            "" | "." => {}
-            ".." => {
-                parts.pop()?;
-            }
-            s => parts.push(s),
-        }
-    }
-    Some(parts.join("/"))
 }
 
 /// Whether `ancestor` is `dir` or a folder above it.
@@ -196,19 +182,7 @@ impl<'a> ModuleIndex<'a> {
                 });
                 let packaged = folder.and_then(|f| self.in_dir.get(f)).is_some_and(|v| {
                     v.iter().any(|&i| {
-                        self.files.get(i as usize).is_some_and(|x| {
-                            matches!(
-                                x.language,
-                                Some(
-                                    Language::Go
-                                        | Language::Java
-                                        | Language::Kotlin
-                                        | Language::Scala
-                                        | Language::CSharp
-                                        | Language::Swift
-                                )
-                            )
-                        })
+                        self.files.get(i as usize).is_some_and(|x| package_scoped(x.language))
                     })
                 });
                 let file = self.by_suffix.get(&k).and_then(|v| self.shallowest(v));

@@ -151,22 +151,6 @@ fn folder_of(path: &str) -> String {
     path.rsplit_once('/').map_or_else(String::new, |(d, _)| format!("{d}/"))
 }
 
-/// Joins root-relative `base` (a folder ending in `/`, or "") and a
-/// relative path, resolving `.` and `..`; None above the root.
-fn join_rel(base: &str, rel: &str) -> Option<String> {
-    let mut parts: Vec<&str> = base.split('/').filter(|s| !s.is_empty()).collect();
-    for seg in rel.split('/') {
-        match seg {
-            "" | "." => {}
-            ".." => {
-                parts.pop()?;
-            }
-            s => parts.push(s),
-        }
-    }
-    Some(parts.join("/"))
-}
-
 /// JavaScript and TypeScript module roots: workspace packages by their
 /// `package.json` name (the entry for `name`, the folder for `name/sub`),
 /// and `tsconfig.json` path aliases (`compilerOptions.paths`, from
@@ -185,7 +169,7 @@ fn js_module_roots(files: &[maguyva_core::SourceFile]) -> Vec<ModuleRoot> {
                 .find_map(|k| json.get(*k).and_then(|v| v.as_str()))
                 .map(|e| e.trim_start_matches("./").to_string());
             let entry = entry
-                .and_then(|e| join_rel(&folder, &e))
+                .and_then(|e| maguyva_core::join_relative(&folder, &e))
                 .map(|e| e.rsplit_once('.').map_or(e.clone(), |(s, _)| s.to_string()))
                 .unwrap_or_else(|| folder.trim_end_matches('/').to_string());
             out.push(ModuleRoot {
@@ -204,7 +188,7 @@ fn js_module_roots(files: &[maguyva_core::SourceFile]) -> Vec<ModuleRoot> {
             let base = options
                 .and_then(|o| o.get("baseUrl"))
                 .and_then(|b| b.as_str())
-                .and_then(|b| join_rel(&folder, b))
+                .and_then(|b| maguyva_core::join_relative(&folder, b))
                 .map(|b| if b.is_empty() { b } else { format!("{b}/") })
                 .unwrap_or_else(|| folder.clone());
             let Some(paths) = options.and_then(|o| o.get("paths")).and_then(|p| p.as_object())
@@ -222,7 +206,7 @@ fn js_module_roots(files: &[maguyva_core::SourceFile]) -> Vec<ModuleRoot> {
                     (None, None) => (alias.clone(), target.to_string()),
                     _ => continue,
                 };
-                let Some(dir) = join_rel(&base, &target) else { continue };
+                let Some(dir) = maguyva_core::join_relative(&base, &target) else { continue };
                 let dir =
                     if alias.ends_with('/') && !dir.is_empty() { format!("{dir}/") } else { dir };
                 out.push(ModuleRoot { dir, path: alias, language: Language::TypeScript });
