@@ -66,6 +66,24 @@ fn references_are_never_a_subset_of_a_word_search() {
 }
 
 #[test]
+fn a_file_that_reexports_a_name_refers_to_it() {
+    let repo = Repo::empty();
+    repo.write("src/envelopes.ts", "export type Envelope = { id: number };\n");
+    repo.write("src/index.ts", "export type { Envelope } from './envelopes';\n");
+    repo.write(
+        "src/client.ts",
+        "import type { Envelope } from './index';\n\nexport const open = (e: Envelope) => e.id;\n",
+    );
+    let json = search(&repo, "references to Envelope");
+    let got = evidence(&json);
+    let kind_of = |p: &str| got.iter().find(|(x, _, _)| x == p).map(|(_, k, _)| k.as_str());
+    assert_eq!(kind_of("src/index.ts"), Some("reexport"), "{got:?}");
+    assert_eq!(kind_of("src/envelopes.ts"), Some("definition"), "{got:?}");
+    // The defining file comes after both files that refer to the name.
+    assert_eq!(got.last().map(|g| g.0.as_str()), Some("src/envelopes.ts"), "{got:?}");
+}
+
+#[test]
 fn callers_print_kind_and_confidence_per_file() {
     let repo = Repo::fixture("python");
     let run = repo.run(&["callers", "total_with_tax", "--json"]);

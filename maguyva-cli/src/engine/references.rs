@@ -179,8 +179,13 @@ impl Index {
             _ => Vec::new(),
         };
         let graph = self.graph.graph();
-        let defining: HashSet<FileId> =
-            defs.iter().filter_map(|&d| graph.definition(d)).map(|d| d.file).collect();
+        // A file that re-exports the name refers to it; it does not define it.
+        let defining: HashSet<FileId> = defs
+            .iter()
+            .filter_map(|&d| graph.definition(d))
+            .filter(|d| d.kind != maguyva_graph::DefKind::Reexport)
+            .map(|d| d.file)
+            .collect();
         let type_target = defs
             .iter()
             .filter_map(|&d| graph.definition(d))
