@@ -84,6 +84,23 @@ fn a_file_that_reexports_a_name_refers_to_it() {
 }
 
 #[test]
+fn a_name_spelled_as_asked_is_not_confused_with_its_other_spellings() {
+    let repo = Repo::empty();
+    repo.write("tz/zone.py", "class civil_transition:\n    pass\n");
+    repo.write("tz/lookup.py", "from tz.zone import civil_transition\n\nT = civil_transition()\n");
+    repo.write(
+        "time/api.py",
+        "def next_transition(CivilTransition):\n    return CivilTransition\n",
+    );
+    let json = search(&repo, "references to CivilTransition");
+    assert_eq!(result_paths(&json), vec!["time/api.py"]);
+    // Spelled nowhere as asked: the definition with the other spelling
+    // answers.
+    let json = search(&repo, "usages of civilTransition");
+    assert_eq!(result_paths(&json).first().map(String::as_str), Some("tz/lookup.py"));
+}
+
+#[test]
 fn callers_print_kind_and_confidence_per_file() {
     let repo = Repo::fixture("python");
     let run = repo.run(&["callers", "total_with_tax", "--json"]);

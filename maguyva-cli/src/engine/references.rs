@@ -174,11 +174,39 @@ impl Index {
     /// named. Empty when the question names no identifier.
     pub fn file_references(&self, text: &str) -> Result<(Vec<u32>, Vec<FileReference>)> {
         let names = Self::reference_names(text);
-        let defs = match self.graph.targets(text) {
+        // Word occurrences, by region.
+        let mut tallies: HashMap<FileId, Tally> = HashMap::new();
+        for name in &names {
+            for file in self.text.files_possibly_containing(name)? {
+                let Some(entry) = self.manifest.files.get(file.index()) else { continue };
+                let body = self.content.text(file);
+                let found: Vec<(usize, Region)> = match entry.language {
+                    Some(lang) => word_occurrences(lang, body, name),
+                    // Not code: every occurrence counts as prose.
+                    None => {
+                        whole_word_offsets(body, name).map(|at| (at, Region::Comment)).collect()
+                    }
+                };
+                if found.is_empty() {
+                    continue;
+                }
+                let t = tallies.entry(file).or_default();
+                for (at, region) in found {
+                    t.add(at, name.len(), region);
+                }
+            }
+        }
+        let graph = self.graph.graph();
+        let mut defs = match self.graph.targets(text) {
             GraphTargets::Definitions(d) => d,
             _ => Vec::new(),
         };
-        let graph = self.graph.graph();
+        // A name the code spells as asked is about definitions of exactly
+        // that name; `parseConfig` finds `parse_config` only when nothing
+        // is spelled `parseConfig`.
+        if tallies.values().any(|t| t.code > 0) {
+            defs.retain(|&d| graph.definition(d).is_some_and(|x| names.contains(&x.name)));
+        }
         // A file that re-exports the name refers to it; it does not define it.
         let defining: HashSet<FileId> = defs
             .iter()
@@ -220,28 +248,6 @@ impl Index {
             }
         }
 
-        // Word occurrences, by region.
-        let mut tallies: HashMap<FileId, Tally> = HashMap::new();
-        for name in &names {
-            for file in self.text.files_possibly_containing(name)? {
-                let Some(entry) = self.manifest.files.get(file.index()) else { continue };
-                let body = self.content.text(file);
-                let found: Vec<(usize, Region)> = match entry.language {
-                    Some(lang) => word_occurrences(lang, body, name),
-                    // Not code: every occurrence counts as prose.
-                    None => {
-                        whole_word_offsets(body, name).map(|at| (at, Region::Comment)).collect()
-                    }
-                };
-                if found.is_empty() {
-                    continue;
-                }
-                let t = tallies.entry(file).or_default();
-                for (at, region) in found {
-                    t.add(at, name.len(), region);
-                }
-            }
-        }
         for r in &mut out {
             if let Some(t) = tallies.get(&r.file) {
                 r.count = r.count.max(t.code);
