@@ -177,9 +177,12 @@ fn rust_use_paths_resolve_through_crates() {
     assert!(paths.contains(&"src/cart.rs".to_string()), "{paths:?}");
     assert!(paths.contains(&"src/lib.rs".to_string()), "{paths:?}");
     assert!(!paths.contains(&"src/money.rs".to_string()), "{paths:?}");
-    // `use crate::round` depends on the crate root.
-    let json = search(&repo, "what breaks if I change src/lib.rs");
-    assert_eq!(result_paths(&json)[0], "src/cart.rs");
+    // `use crate::round` depends on the crate root, which the crate's
+    // name, bare, names too.
+    for query in ["what breaks if I change src/lib.rs", "what depends on shop_core"] {
+        let json = search(&repo, query);
+        assert_eq!(result_paths(&json)[0], "src/cart.rs", "{query}");
+    }
 }
 
 #[test]

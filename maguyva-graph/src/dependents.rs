@@ -118,10 +118,23 @@ impl CallGraph {
     }
 
     /// The files a module, package, namespace or file path names, as a
-    /// user writes it: a namespace or module declared in the code
-    /// (`namespace Acme.Billing`, `defmodule Ecto.Changeset`) first, then
-    /// the repository's paths ([`ModuleIndex::resolve_name`]).
+    /// user writes it: what the code declares first
+    /// ([`CallGraph::resolve_declared_module`]), then the repository's paths
+    /// ([`ModuleIndex::resolve_name`]).
     pub fn resolve_module(&self, name: &str) -> Vec<FileId> {
+        let declared = self.resolve_declared_module(name);
+        if !declared.is_empty() {
+            return declared;
+        }
+        ModuleIndex::new(self.files()).resolve_name(name).into_iter().map(FileId).collect()
+    }
+
+    /// The files a module name means by what the code declares: a Rust
+    /// crate (its `Cargo.toml` name) or module in it, a Go package by its
+    /// module path, a declared package or namespace (`cats.data`,
+    /// `Acme.Billing`) or a member of one named like its file, a module
+    /// definition (`defmodule Ecto.Changeset`). Empty when none.
+    pub fn resolve_declared_module(&self, name: &str) -> Vec<FileId> {
         // A Rust crate or module by its crate's name.
         if let Some(f) =
             crate::rust::RustCrates::new(self.files(), self.module_roots()).resolve_name(name)
@@ -190,11 +203,9 @@ impl CallGraph {
                 .collect();
             files.sort_unstable();
             files.dedup();
-            if !files.is_empty() {
-                return files;
-            }
+            return files;
         }
-        ModuleIndex::new(self.files()).resolve_name(name).into_iter().map(FileId).collect()
+        Vec::new()
     }
 
     /// The definitions a definition or file node holds, transitively
@@ -271,7 +282,8 @@ impl CallGraph {
     /// of its file (the file may be imported for something else); for
     /// files, an import weighs more than a use (a use without an import is
     /// bound by name alone, or within a package). An import of a whole
-    /// package (a wildcard) weighs half an import of the file by name.
+    /// package (a wildcard) weighs half an import of the file by name,
+    /// unless the target is several files (a package itself).
     pub fn dependents_of(&self, target: ImpactTarget<'_>, depth: u32) -> Vec<Dependent> {
         let (targets, defs): (Vec<FileId>, Vec<u32>) = match target {
             ImpactTarget::Files(files) => (files.to_vec(), Vec::new()),
@@ -283,6 +295,8 @@ impl CallGraph {
                 (files, defs.to_vec())
             }
         };
+        // Several target files are a package, a folder or a module.
+        let package = matches!(target, ImpactTarget::Files(f) if f.len() > 1);
         let mut visited: HashSet<FileId> = targets.iter().copied().collect();
         let mut out: Vec<Dependent> = Vec::new();
         let mut frontier = targets;
@@ -306,8 +320,9 @@ impl CallGraph {
                 .map(|(file, f)| {
                     let (import_weight, use_weight) = if symbol { (1.0, 2.0) } else { (2.0, 1.0) };
                     // An import of a whole package says less than one that
-                    // names the file.
-                    let import_weight = if f.wide { import_weight / 2.0 } else { import_weight };
+                    // names the file, unless the target is that package.
+                    let import_weight =
+                        if f.wide && !package { import_weight / 2.0 } else { import_weight };
                     let evidence = f.import_line.map_or(0.0, |_| import_weight)
                         + f.use_line.map_or(0.0, |_| use_weight);
                     let (kind, line) = match (f.import_line, f.use_line) {

@@ -232,11 +232,20 @@ impl GraphRetriever {
                     continue;
                 }
             }
-            // A word that is exactly a file's name without extension names
-            // that module ("what depends on errors": errors.js).
-            if !module_like && let Some(f) = self.graph.file_with_stem(w) {
-                files.push(f);
-                continue;
+            // A bare word that the code declares as a module (a crate, a
+            // package) names it; else one that is exactly a file's name
+            // without extension names that file ("what depends on errors":
+            // errors.js).
+            if !module_like {
+                let declared = self.graph.resolve_declared_module(w);
+                if !declared.is_empty() {
+                    files.extend(declared);
+                    continue;
+                }
+                if let Some(f) = self.graph.file_with_stem(w) {
+                    files.push(f);
+                    continue;
+                }
             }
             let found = self.definitions_for(w);
             if !found.is_empty() {
