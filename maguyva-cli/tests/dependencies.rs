@@ -281,3 +281,18 @@ fn typescript_aliases_and_workspace_packages_resolve() {
     let json = search(&repo, "what breaks if I change packages/fmt/src/index.ts");
     assert_eq!(result_paths(&json), vec!["src/view.ts"]);
 }
+
+#[test]
+fn python_absolute_imports_name_modules_not_file_name_endings() {
+    let repo = Repo::empty();
+    repo.write("shop/__init__.py", "from .http import Client\n");
+    repo.write("shop/http.py", "class Client:\n    pass\n");
+    // The standard library's http, not shop/http.py.
+    repo.write("shop/status.py", "from http import HTTPStatus\n\nOK = HTTPStatus.OK\n");
+    repo.write("shop/api.py", "from shop.http import Client\n\nc = Client()\n");
+    let json = search(&repo, "what depends on shop.http");
+    let paths = result_paths(&json);
+    assert!(paths.contains(&"shop/api.py".to_string()), "{paths:?}");
+    assert!(paths.contains(&"shop/__init__.py".to_string()), "{paths:?}");
+    assert!(!paths.contains(&"shop/status.py".to_string()), "{paths:?}");
+}

@@ -141,6 +141,11 @@ impl CallGraph {
         {
             return vec![FileId(f)];
         }
+        // A Python module by its dotted name.
+        let python = crate::python::PythonModules::new(self.files(), self.module_roots());
+        if let Some(f) = python.file_of(self.files(), name.trim(), "") {
+            return vec![FileId(f)];
+        }
         // A Go package through its module's path.
         if let Some(folder) = crate::graph::module_folder(self.module_roots(), name) {
             let files = self.files_in_exact_folder(&folder);

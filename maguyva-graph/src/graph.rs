@@ -5,6 +5,7 @@
 use crate::error::{Error, Result};
 use crate::input::{DefKind, Definition, FileInfo, Import, Use};
 use crate::pagerank::page_rank;
+use crate::python::PythonModules;
 use crate::resolve::ModuleIndex;
 use crate::rust::RustCrates;
 use maguyva_core::ImportKind;
@@ -232,12 +233,14 @@ impl GraphBuilder {
         let mut visible: Vec<HashSet<u32>> = vec![HashSet::new(); files.len()];
         let declared = DeclaredPackages::new(&files, &defs);
         let crates = RustCrates::new(&files, &modules);
+        let python = PythonModules::new(&files, &modules);
         for imp in &imports {
             let targets = declared
                 .resolve(&files, imp)
                 .or_else(|| go_package(&files, &modules, imp))
                 .or_else(|| rust_use(&files, &crates, imp))
                 .or_else(|| js_alias(&files, &modules, &index, imp))
+                .or_else(|| python_import(&files, &python, imp))
                 .unwrap_or_else(|| index.resolve(imp));
             if targets.is_empty() {
                 unresolved.push(UnresolvedImport {
@@ -839,7 +842,8 @@ impl<'a> DeclaredPackages<'a> {
 /// crate (its `Cargo.toml` name; `dir` is its `src` folder), or for
 /// JavaScript and TypeScript a workspace package (its `package.json` name
 /// for its entry file, and `name/` for its folder) or a `tsconfig.json`
-/// path alias (`@/` for `@/*`). A `path` ending with `/` is a prefix:
+/// path alias (`@/` for `@/*`), or for Python the package the indexed
+/// root itself is in (`dir` ""). A `path` ending with `/` is a prefix:
 /// what follows it is appended to `dir`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ModuleRoot {
@@ -942,6 +946,24 @@ fn swift_module(path: &str) -> &str {
         }
     }
     ""
+}
+
+/// An absolute Python import, by module names; an import of a module no
+/// file carries is outside the repository.
+fn python_import(files: &[FileInfo], python: &PythonModules, imp: &Import) -> Option<Vec<u32>> {
+    if python.is_empty()
+        || files.get(imp.file.index())?.language != Some(Language::Python)
+        || imp.kind != ImportKind::Module
+        || imp.path.starts_with('.')
+    {
+        return None;
+    }
+    Some(
+        python
+            .resolve(files, imp.file.0, imp.path.trim(), imp.name.as_deref())
+            .into_iter()
+            .collect(),
+    )
 }
 
 #[cfg(test)]

@@ -48,6 +48,7 @@ mod error;
 mod graph;
 mod input;
 mod pagerank;
+mod python;
 mod resolve;
 mod retriever;
 mod rust;

@@ -269,6 +269,28 @@ fn module_roots(root: &Path, files: &[maguyva_core::SourceFile]) -> Vec<ModuleRo
             }),
     );
     out.extend(js_module_roots(files));
+    // Python: the packages the root itself is in (a root that holds an
+    // `__init__.py`, like a checkout's `src/pkg`), so that imports spelled
+    // from the top (`pkg.sub`) name its files.
+    if files.iter().any(|f| f.path == "__init__.py") {
+        let mut names: Vec<String> = Vec::new();
+        for dir in root.ancestors().take(16) {
+            if !dir.join("__init__.py").is_file() {
+                break;
+            }
+            match dir.file_name() {
+                Some(n) => names.insert(0, n.to_string_lossy().into_owned()),
+                None => break,
+            }
+        }
+        if !names.is_empty() {
+            out.push(ModuleRoot {
+                dir: String::new(),
+                path: names.join("."),
+                language: maguyva_core::Language::Python,
+            });
+        }
+    }
     let has_rust = files.iter().any(|f| f.language == Some(maguyva_core::Language::Rust));
     if has_rust && !files.iter().any(|f| f.path == "Cargo.toml") {
         // The root is a crate's src folder: its Cargo.toml is just above.
