@@ -241,9 +241,15 @@ fn outline_with(
     // Items inside item-level macro invocations (`cfg_rt! { ... }`), in
     // place: offsets and lines do not move.
     if language == Language::Rust
-        && let Some(unwrapped) = crate::macros::unwrap_item_macros(&source)
+        && let Some(unwrapped) = crate::rewrite::unwrap_item_macros(&source)
     {
         source = unwrapped.into();
+    }
+    // Kotlin 2 `when` guards, which the grammar does not know.
+    if language == Language::Kotlin
+        && let Some(blanked) = crate::rewrite::blank_kotlin_guards(&source)
+    {
+        source = blanked.into();
     }
     let bytes = source.as_bytes();
     let tree = PARSER.with(|p| {
@@ -770,6 +776,13 @@ mod tests {
         );
         let found: Vec<&str> = got.iter().map(|(n, _, _)| n.as_str()).collect();
         assert_eq!(found, vec!["JoinHandle", "spawn"]);
+        // A Kotlin 2 `when` guard does not hide the file's classes.
+        let got = names(
+            Language::Kotlin,
+            "class A {\n    fun f(e: Any) = when (e) {\n        is String if e.isEmpty() -> 1\n        else -> 2\n    }\n}\n\nclass B\n",
+        );
+        let found: Vec<&str> = got.iter().map(|(n, _, _)| n.as_str()).collect();
+        assert_eq!(found, vec!["A", "f", "B"]);
         let ts = names(
             Language::TypeScript,
             "export { createRouter, type AnyRouter } from './router';\n",

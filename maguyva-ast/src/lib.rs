@@ -33,9 +33,9 @@ pub use crate::{
 mod error;
 mod extract;
 mod grammar;
-mod macros;
 mod occurrence;
 mod package;
+mod rewrite;
 mod search;
 mod symbol;
 mod table;

@@ -1,9 +1,16 @@
-//! Rust items written inside a macro invocation (`cfg_rt! { pub fn
-//! spawn() {} }`, `cfg_if! { ... }`) are one opaque token tree to the
-//! parser. Where such an invocation sits alone at item level and its body
-//! starts with an item, its `name! {` and closing `}` are blanked before
-//! parsing, so the items inside are parsed as the items they are. Every
-//! byte keeps its offset and every line its number.
+//! Source rewrites before parsing, for syntax the grammars do not know.
+//! Every byte keeps its offset and every line its number, so spans found in
+//! the rewritten text are spans of the original.
+//!
+//! - Rust items written inside a macro invocation (`cfg_rt! { pub fn
+//!   spawn() {} }`, `cfg_if! { ... }`) are one opaque token tree to the
+//!   parser. Where such an invocation sits alone at item level and its body
+//!   starts with an item, its `name! {` and closing `}` are blanked, so the
+//!   items inside are parsed as the items they are.
+//! - Kotlin 2 guard conditions in `when` branches (`is Foo if ready ->`)
+//!   are not in the Kotlin grammar, and one of them makes the parser lose
+//!   every class of the file. The guard (` if ready`) is blanked: the
+//!   branch keeps its pattern, and the names in the guard are lost.
 
 use maguyva_core::{Language, Region, lex};
 
@@ -118,6 +125,63 @@ pub(crate) fn unwrap_item_macros(text: &str) -> Option<String> {
     String::from_utf8(bytes).ok()
 }
 
+/// The text with Kotlin `when` guard conditions blanked, or None when it
+/// has none. A guard is ` if ...` after an `is`/`!is` pattern at the start
+/// of a line, up to the branch's `->` (on a later line too, when the
+/// guard's parentheses span lines), all in code; newlines are kept.
+pub(crate) fn blank_kotlin_guards(text: &str) -> Option<String> {
+    if !text.contains(" if ") {
+        return None;
+    }
+    let lexed = lex(Language::Kotlin, text);
+    let b = text.as_bytes();
+    let mut bytes = b.to_vec();
+    let mut changed = false;
+    let mut start = 0usize;
+    for line in text.split_inclusive('\n') {
+        let t = line.trim_start();
+        let at = start + (line.len() - t.len());
+        start += line.len();
+        if !(t.starts_with("is ") || t.starts_with("!is ")) {
+            continue;
+        }
+        let Some(guard) = t.find(" if ").map(|g| at + g) else { continue };
+        if lexed.region_at(guard + 1) != Region::Code {
+            continue;
+        }
+        // The branch's arrow: the first `->` in code at parenthesis depth 0.
+        let mut depth = 0i32;
+        let mut arrow = None;
+        let mut j = guard;
+        while j + 1 < b.len() && j < guard + 4096 {
+            if lexed.region_at(j) == Region::Code {
+                match b[j] {
+                    b'(' | b'[' => depth += 1,
+                    b')' | b']' => depth -= 1,
+                    b'{' | b'}' if depth == 0 => break,
+                    b'-' if depth == 0 && b[j + 1] == b'>' => {
+                        arrow = Some(j);
+                        break;
+                    }
+                    _ => {}
+                }
+            }
+            j += 1;
+        }
+        let Some(arrow) = arrow else { continue };
+        for x in &mut bytes[guard..arrow] {
+            if *x != b'\n' {
+                *x = b' ';
+            }
+        }
+        changed = true;
+    }
+    if !changed {
+        return None;
+    }
+    String::from_utf8(bytes).ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -142,6 +206,24 @@ mod tests {
         assert_eq!(unwrap_item_macros("fn f() {}\n"), None);
         // An invocation never closed is left alone.
         assert_eq!(unwrap_item_macros("cfg_rt! {\n    pub fn spawn() {}\n"), None);
+    }
+
+    #[test]
+    fn kotlin_guards_are_blanked_in_place() {
+        let src =
+            "when (e) {\n    is Op<*> if e.json -> 1\n    !is Lit if ok() -> 2\n    else -> 3\n}\n";
+        let out = blank_kotlin_guards(src).unwrap();
+        assert_eq!(out.len(), src.len());
+        let expected =
+            src.replace(" if e.json ", &" ".repeat(11)).replace(" if ok() ", &" ".repeat(9));
+        assert_eq!(out, expected);
+        // A guard whose parentheses span lines.
+        let src = "when (e) {\n    is A if (\n        e.ok\n    ) ->\n        1\n}\n";
+        let out = blank_kotlin_guards(src).unwrap();
+        assert_eq!(out, "when (e) {\n    is A     \n            \n      ->\n        1\n}\n");
+        // Not a guard: an `if` after the arrow, or in a string.
+        assert_eq!(blank_kotlin_guards("when (x) {\n    is A -> if (b) 1 else 2\n}\n"), None);
+        assert_eq!(blank_kotlin_guards("val s = \"is a if b -> c\"\n"), None);
     }
 
     #[test]
