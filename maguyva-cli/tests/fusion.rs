@@ -210,6 +210,8 @@ fn a_graph_with_nothing_falls_back_to_the_text_that_has_the_name() {
     let (run, json) = repo.search_json("who calls nothing_is_here_at_all", &[]);
     assert_eq!(run.code, 1, "{}", run.stdout);
     assert_eq!(json["fusion_strategy"], "fallback");
+    // Each modality that ran is listed once.
+    assert_eq!(json["modalities"], json!(["graph", "text", "structural"]));
     assert!(result_paths(&json).is_empty());
     // A name the graph knows keeps the direct route.
     let (_, json) = repo.search_json("who calls apply_discount", &[]);

@@ -675,7 +675,11 @@ impl Index {
             if !names.is_empty() {
                 results.retain(|r| self.file_has_any_word(&r.path, &names));
             }
-            modalities.extend(fallback.weights.active());
+            for m in fallback.weights.active() {
+                if !modalities.contains(&m) {
+                    modalities.push(m);
+                }
+            }
             plan = fallback;
         }
         if request.modalities.is_none() && prepared.query.mode() == MatchMode::Keyword {
