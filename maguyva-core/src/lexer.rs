@@ -98,27 +98,42 @@ pub fn lex(language: Language, text: &str) -> Lexed {
 /// assert_eq!(found, [Region::Code, Region::Comment, Region::String]);
 /// ```
 pub fn word_occurrences(language: Language, text: &str, word: &str) -> Vec<(usize, Region)> {
-    let Some(first) = word.chars().next() else {
-        return Vec::new();
-    };
     let sigil = matches!(language, Language::Bash | Language::Php);
-    let is_ident = |c: char| c.is_alphanumeric() || c == '_' || (c == '$' && !sigil);
-    let mut found = Vec::new();
-    let mut from = 0;
-    while let Some(rel) = text.get(from..).and_then(|rest| rest.find(word)) {
-        let at = from + rel;
-        let before = text.get(..at).and_then(|head| head.chars().next_back());
-        let after = text.get(at + word.len()..).and_then(|tail| tail.chars().next());
-        if !before.is_some_and(is_ident) && !after.is_some_and(is_ident) {
-            found.push(at);
-        }
-        from = at + first.len_utf8();
-    }
+    let found: Vec<usize> = whole_words(text, word, !sigil).collect();
     if found.is_empty() {
         return Vec::new();
     }
     let lexed = lex(language, text);
     found.into_iter().map(|at| (at, lexed.region_at(at))).collect()
+}
+
+/// Byte offsets of every occurrence of `word` in `text` with no identifier
+/// character (alphanumeric, `_`, and `$` when `dollar_is_identifier`)
+/// directly before or after it. Empty `word` gives nothing.
+pub fn whole_words<'a>(
+    text: &'a str,
+    word: &'a str,
+    dollar_is_identifier: bool,
+) -> impl Iterator<Item = usize> + 'a {
+    let is_ident =
+        move |c: char| c.is_alphanumeric() || c == '_' || (c == '$' && dollar_is_identifier);
+    let step = word.chars().next().map_or(0, char::len_utf8);
+    let mut from = 0;
+    std::iter::from_fn(move || {
+        if step == 0 {
+            return None;
+        }
+        while let Some(rel) = text.get(from..).and_then(|rest| rest.find(word)) {
+            let at = from + rel;
+            from = at + step;
+            let before = text.get(..at).and_then(|head| head.chars().next_back());
+            let after = text.get(at + word.len()..).and_then(|tail| tail.chars().next());
+            if !before.is_some_and(is_ident) && !after.is_some_and(is_ident) {
+                return Some(at);
+            }
+        }
+        None
+    })
 }
 
 /// Keywords after which a JavaScript `/` starts a regular expression.

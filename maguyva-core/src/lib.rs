@@ -33,7 +33,7 @@ pub use crate::{
     import::ImportKind,
     index_dir::{IndexDir, Staging, WriteLock},
     language::Language,
-    lexer::{Lexed, Region, lex, word_occurrences},
+    lexer::{Lexed, Region, lex, whole_words, word_occurrences},
     manifest::{Changes, FileEntry, MANIFEST_FILE, Manifest},
     modality::{Modality, ParseModalityError},
     outline::{OutlineSpan, SyntaxChunker},

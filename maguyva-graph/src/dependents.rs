@@ -136,13 +136,11 @@ impl CallGraph {
     /// definition (`defmodule Ecto.Changeset`). Empty when none.
     pub fn resolve_declared_module(&self, name: &str) -> Vec<FileId> {
         // A Rust crate or module by its crate's name.
-        if let Some(f) =
-            crate::rust::RustCrates::new(self.files(), self.module_roots()).resolve_name(name)
-        {
+        let (crates, python) = self.module_names();
+        if let Some(f) = crates.resolve_name(name) {
             return vec![FileId(f)];
         }
         // A Python module by its dotted name.
-        let python = crate::python::PythonModules::new(self.files(), self.module_roots());
         if let Some(f) = python.file_of(self.files(), name.trim(), "") {
             return vec![FileId(f)];
         }

@@ -7,6 +7,7 @@ use crate::input::{DefKind, Definition, FileInfo, Import, Use};
 use crate::pagerank::page_rank;
 use crate::python::PythonModules;
 use crate::resolve::ModuleIndex;
+use crate::resolve::dir_of;
 use crate::rust::RustCrates;
 use maguyva_core::ImportKind;
 use maguyva_core::store::{self, FormatVersion};
@@ -125,6 +126,9 @@ pub struct CallGraph {
     s: Stored,
     graph: DiGraph<(), u32>,
     by_name: HashMap<String, Vec<u32>>,
+    /// Rust crates and Python module names, built on the first question
+    /// that names a module (most searches never do).
+    module_names: std::sync::OnceLock<(RustCrates, PythonModules)>,
 }
 
 /// Files of these languages see the definitions of their folder without an
@@ -150,10 +154,6 @@ fn compatible(kind: DefKind, call: bool) -> bool {
         DefKind::Type => true,
         DefKind::Module | DefKind::Value => !call,
     }
-}
-
-fn dir_of(path: &str) -> &str {
-    path.rsplit_once('/').map_or("", |(d, _)| d)
 }
 
 impl GraphBuilder {
@@ -426,7 +426,7 @@ impl CallGraph {
         for v in by_name.values_mut() {
             v.dedup();
         }
-        Ok(CallGraph { s, graph, by_name })
+        Ok(CallGraph { s, graph, by_name, module_names: std::sync::OnceLock::new() })
     }
 
     /// Number of files.
@@ -549,6 +549,16 @@ impl CallGraph {
     /// Every file.
     pub fn files(&self) -> &[FileInfo] {
         &self.s.files
+    }
+
+    /// The Rust crates and Python module names of the repository.
+    pub(crate) fn module_names(&self) -> &(RustCrates, PythonModules) {
+        self.module_names.get_or_init(|| {
+            (
+                RustCrates::new(&self.s.files, &self.s.modules),
+                PythonModules::new(&self.s.files, &self.s.modules),
+            )
+        })
     }
 
     /// The module roots, longest path first.

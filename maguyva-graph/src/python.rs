@@ -10,17 +10,14 @@
 
 use crate::graph::ModuleRoot;
 use crate::input::FileInfo;
+use crate::resolve::dir_of;
 use maguyva_core::Language;
 use std::collections::{HashMap, HashSet};
 
 /// Module names of a repository's Python files.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub(crate) struct PythonModules {
     by_name: HashMap<String, Vec<u32>>,
-}
-
-fn dir_of(path: &str) -> &str {
-    path.rsplit_once('/').map_or("", |(d, _)| d)
 }
 
 impl PythonModules {

@@ -63,7 +63,7 @@ fn stem(file: &str) -> &str {
 }
 
 /// Folder of a path ("" for the root).
-fn dir_of(path: &str) -> &str {
+pub(crate) fn dir_of(path: &str) -> &str {
     path.rsplit_once('/').map_or("", |(d, _)| d)
 }
 

@@ -9,11 +9,12 @@
 
 use crate::graph::ModuleRoot;
 use crate::input::FileInfo;
+use crate::resolve::dir_of;
 use maguyva_core::Language;
 use std::collections::HashMap;
 
 /// The crates of a repository and the module each Rust file is.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub(crate) struct RustCrates {
     /// (crate src folder, module path) → file.
     modules: HashMap<(String, Vec<String>), u32>,
@@ -21,10 +22,6 @@ pub(crate) struct RustCrates {
     file_module: HashMap<u32, (String, Vec<String>)>,
     /// crate name → crate src folder.
     by_name: HashMap<String, String>,
-}
-
-fn dir_of(path: &str) -> &str {
-    path.rsplit_once('/').map_or("", |(d, _)| d)
 }
 
 impl RustCrates {

@@ -475,17 +475,12 @@ fn definition_name(text: &str) -> Option<&str> {
 }
 
 /// Byte offsets of `word` in `text` with no identifier character on either
-/// side.
+/// side (`$` is not one: `$name` holds `name`).
 pub(super) fn whole_word_offsets<'a>(
     text: &'a str,
     word: &'a str,
 ) -> impl Iterator<Item = usize> + 'a {
-    let is_ident = |c: char| c.is_alphanumeric() || c == '_';
-    text.match_indices(word).map(|(at, _)| at).filter(move |&at| {
-        !word.is_empty()
-            && !text[..at].chars().next_back().is_some_and(is_ident)
-            && !text[at + word.len()..].chars().next().is_some_and(is_ident)
-    })
+    maguyva_core::whole_words(text, word, false)
 }
 
 /// How many times `word` occurs whole in `text`.
