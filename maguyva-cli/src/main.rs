@@ -47,12 +47,13 @@ struct IndexOpts {
     /// Where the index lives [default: PATH/.maguyva].
     #[arg(long, value_name = "DIR")]
     index_dir: Option<PathBuf>,
-    /// Skip files larger than this (bytes, or with K, M or G).
-    #[arg(long, value_name = "SIZE", default_value = "1M", value_parser = parse_size)]
-    max_file_size: u64,
+    /// Skip files larger than this (bytes, or with K, M or G) [default: the
+    /// index's, else 1M].
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    max_file_size: Option<u64>,
     /// The semantic embedder: builtin, voyage or voyage:DIMENSIONS (needs
     /// VOYAGE_API_KEY; 256, 512, 1024 or 2048 bits), or a model2vec model folder
-    /// [default: voyage when VOYAGE_API_KEY is set, else builtin].
+    /// [default: the index's, else voyage when VOYAGE_API_KEY is set, else builtin].
     #[arg(long, value_name = "EMBEDDER", value_parser = EmbedderChoice::parse)]
     embedder: Option<EmbedderChoice>,
     /// A model2vec-format model folder (model.safetensors, tokenizer.json,
@@ -62,8 +63,13 @@ struct IndexOpts {
 }
 
 impl IndexOpts {
-    fn settings(&self) -> IndexSettings {
-        let mut s = IndexSettings { max_file_size: self.max_file_size, ..IndexSettings::default() };
+    /// The settings to build with: those given here, else those the index
+    /// in `dir` was built with, else the defaults.
+    fn settings(&self, dir: &IndexDir) -> IndexSettings {
+        let mut s = IndexSettings::recorded(dir).unwrap_or_default();
+        if let Some(n) = self.max_file_size {
+            s.max_file_size = n;
+        }
         if let Some(e) = self.embedder.as_ref().or(self.model.as_ref()) {
             s.embedder = e.clone();
         }
@@ -326,7 +332,7 @@ fn note(text: &str) {
 fn index(args: IndexArgs) -> Result<ExitCode> {
     let dir = args.opts.dir(&args.path);
     let progress = BarProgress::new(!args.quiet && !args.json);
-    let (_, report) = build_index(&args.path, &dir, &args.opts.settings(), &progress)
+    let (_, report) = build_index(&args.path, &dir, &args.opts.settings(&dir), &progress)
         .with_context(|| format!("indexing {}", args.path.display()))?;
     progress.finish();
     if args.json {
@@ -360,11 +366,11 @@ fn search(args: SearchArgs) -> Result<ExitCode> {
     // Validate before any indexing work, so a bad query fails fast.
     let query = request.query()?;
     let index = if args.no_refresh {
-        engine::Index::open(&dir, &args.opts.settings())
+        engine::Index::open(&dir, &args.opts.settings(&dir))
             .with_context(|| format!("opening the index in {}", dir.path().display()))?
     } else {
         let progress = BarProgress::new(!args.json);
-        let (index, refresh) = open_fresh(&args.path, &dir, &args.opts.settings(), &progress)
+        let (index, refresh) = open_fresh(&args.path, &dir, &args.opts.settings(&dir), &progress)
             .with_context(|| format!("indexing {}", args.path.display()))?;
         progress.finish();
         if let Some(text) = refresh.note() {
@@ -482,7 +488,7 @@ fn tune(args: EvalArgs, index_root: PathBuf, settings: IndexSettings) -> Result<
 fn fresh_index(path: &Path, opts: &IndexOpts, json: bool) -> Result<engine::Index> {
     let dir = opts.dir(path);
     let progress = BarProgress::new(!json);
-    let (index, refresh) = open_fresh(path, &dir, &opts.settings(), &progress)
+    let (index, refresh) = open_fresh(path, &dir, &opts.settings(&dir), &progress)
         .with_context(|| format!("indexing {}", path.display()))?;
     progress.finish();
     if let Some(text) = refresh.note() {

@@ -81,3 +81,37 @@ fn gitignored_and_hidden_files_are_skipped() {
     let (_, json) = repo.search_json("\"HIDDEN_MARKER\"", &[]);
     assert!(result_paths(&json).is_empty());
 }
+
+#[test]
+fn later_runs_reuse_the_options_the_index_was_built_with() {
+    let repo = Repo::fixture("python");
+    repo.write("medium.txt", "MEDIUM_MARKER\n".repeat(100_000));
+    let run = repo.run(&["index", "--max-file-size", "2M"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    // No --max-file-size: the index's own cap holds, so nothing is rebuilt
+    // and the large file is still found.
+    let (run, json) = repo.search_json("\"MEDIUM_MARKER\"", &[]);
+    assert!(!run.stderr.contains("rebuilt"), "{}", run.stderr);
+    assert_eq!(result_paths(&json), vec!["medium.txt"]);
+    let run = repo.run(&["index", "--json"]);
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert!(json["skipped"].as_array().unwrap().is_empty(), "{json}");
+    // Naming another cap rebuilds with it.
+    let (run, json) = repo.search_json("\"MEDIUM_MARKER\"", &["--max-file-size", "1M"]);
+    assert!(run.stderr.contains("rebuilt"), "{}", run.stderr);
+    assert!(result_paths(&json).is_empty());
+}
+
+#[test]
+fn a_rebuild_leaves_one_generation_on_disk() {
+    let repo = Repo::fixture("go");
+    for _ in 0..3 {
+        assert_eq!(repo.run(&["index"]).code, 0);
+    }
+    let generations: Vec<String> = std::fs::read_dir(repo.path().join(".maguyva"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("gen-") || n.starts_with("tmp-"))
+        .collect();
+    assert_eq!(generations.len(), 1, "{generations:?}");
+}

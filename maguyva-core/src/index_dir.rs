@@ -6,7 +6,7 @@
 //!   CURRENT        "gen-000042\n": the generation readers open
 //!   LOCK           held (flock) by the one process that writes
 //!   gen-000042/    a complete index: manifest, content, one file per modality
-//!   gen-000041/    the previous one, kept so a slow reader never loses files
+//!   gen-000041/    a superseded one, kept only while a reader holds it
 //!   tmp-…/         a generation being written; renamed to gen-N when complete
 //! ```
 //!
@@ -14,11 +14,18 @@
 //! renames it into place, and only then points `CURRENT` at it (write to
 //! `CURRENT.tmp`, sync, rename). A crash at any point leaves `CURRENT` naming
 //! the previous complete generation, so a failed run never loses a good index.
+//!
+//! A reader holds a shared lock on its generation's manifest for as long as
+//! it uses the generation; a writer removes a superseded generation only when
+//! it can lock that manifest exclusively, so the disk holds one generation
+//! once nobody reads the older ones.
 
 use crate::error::{Error, Result};
 use std::fs::{self, File};
 use std::path::{Path, PathBuf};
 
+/// The file of a generation that readers lock (shared) while they use it.
+const READ_LOCKED: &str = crate::manifest::MANIFEST_FILE;
 const CURRENT: &str = "CURRENT";
 const LOCK: &str = "LOCK";
 const GEN_PREFIX: &str = "gen-";
@@ -28,6 +35,22 @@ const TMP_PREFIX: &str = "tmp-";
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct IndexDir {
     path: PathBuf,
+}
+
+/// A generation opened for reading: its folder, and a shared lock that keeps
+/// writers from removing it until this is dropped.
+#[derive(Debug)]
+pub struct ReadGeneration {
+    path: PathBuf,
+    // Held for its shared lock; released when the file is closed.
+    _file: File,
+}
+
+impl ReadGeneration {
+    /// The generation's folder.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
 }
 
 /// The exclusive right to write an index folder, held until dropped.
@@ -84,6 +107,35 @@ impl IndexDir {
         self.current()?.ok_or_else(|| Error::NoIndex { path: self.path.clone() })
     }
 
+    /// The current generation, locked for reading so that no writer removes
+    /// it while it is used; `None` when no index was ever completed here.
+    pub fn read_current(&self) -> Result<Option<ReadGeneration>> {
+        // A writer may supersede and remove the generation between reading
+        // `CURRENT` and locking it; then `CURRENT` names a newer one.
+        let mut attempts = 0;
+        loop {
+            let Some(path) = self.current()? else { return Ok(None) };
+            let file_path = path.join(READ_LOCKED);
+            let failure = match File::open(&file_path) {
+                Ok(file) => match file.try_lock_shared() {
+                    Ok(()) => return Ok(Some(ReadGeneration { path, _file: file })),
+                    Err(fs::TryLockError::WouldBlock) => None,
+                    Err(fs::TryLockError::Error(e)) => Some(Error::io("locking", &file_path, e)),
+                },
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+                Err(e) => Some(Error::io("opening", &file_path, e)),
+            };
+            attempts += 1;
+            match failure {
+                Some(e) => return Err(e),
+                None if attempts >= 5 => {
+                    return Err(Error::corrupt(&file_path, "missing, or being removed"));
+                }
+                None => std::thread::sleep(std::time::Duration::from_millis(10)),
+            }
+        }
+    }
+
     /// Takes the write lock without waiting; [`Error::Locked`] when another
     /// process holds it. Leftovers of a crashed writer are removed.
     pub fn lock(&self) -> Result<WriteLock> {
@@ -109,6 +161,7 @@ impl IndexDir {
         }
         let lock = WriteLock { dir: self.clone(), _file: file };
         lock.remove_entries(|name| name.starts_with(TMP_PREFIX))?;
+        lock.remove_superseded()?;
         Ok(lock)
     }
 
@@ -173,6 +226,36 @@ impl WriteLock {
         Ok(Staging { lock: self, path, committed: false })
     }
 
+    /// Removes every generation older than the current one that no reader
+    /// holds; one that is held stays for a later writer to remove.
+    fn remove_superseded(&self) -> Result<()> {
+        let Some(current) = self.dir.current().ok().flatten() else { return Ok(()) };
+        let Some(current) = current.file_name().and_then(|n| n.to_str()).and_then(generation_number)
+        else {
+            return Ok(());
+        };
+        for n in self.dir.generations()? {
+            if n >= current {
+                continue;
+            }
+            let path = self.dir.path.join(generation_name(n));
+            // Holding the exclusive lock while removing keeps a reader that
+            // comes late from locking a half-removed generation.
+            let _held = match File::open(path.join(READ_LOCKED)) {
+                Ok(file) => match file.try_lock() {
+                    Ok(()) => Some(file),
+                    Err(fs::TryLockError::WouldBlock) => continue,
+                    Err(fs::TryLockError::Error(e)) => {
+                        return Err(Error::io("locking", path.join(READ_LOCKED), e));
+                    }
+                },
+                Err(_) => None,
+            };
+            fs::remove_dir_all(&path).map_err(|e| Error::io("removing", &path, e))?;
+        }
+        Ok(())
+    }
+
     fn remove_entries(&self, pred: impl Fn(&str) -> bool) -> Result<()> {
         let entries =
             fs::read_dir(&self.dir.path).map_err(|e| Error::io("listing", &self.dir.path, e))?;
@@ -194,12 +277,11 @@ impl Staging<'_> {
         &self.path
     }
 
-    /// Makes the staged generation current, atomically, and removes
-    /// generations older than the one it replaces. Returns its folder.
+    /// Makes the staged generation current, atomically, and removes the
+    /// generations it supersedes that no reader holds. Returns its folder.
     pub fn commit(mut self) -> Result<PathBuf> {
         let dir = &self.lock.dir;
         sync_dir(&self.path)?;
-        let previous = dir.current().ok().flatten();
         let next = dir.generations()?.last().map_or(1, |n| n + 1);
         let name = generation_name(next);
         let gen_dir = dir.path.join(&name);
@@ -216,11 +298,7 @@ impl Staging<'_> {
         let pointer = dir.path.join(CURRENT);
         fs::rename(&tmp, &pointer).map_err(|e| Error::io("renaming", &tmp, e))?;
         sync_dir(&dir.path)?;
-        let keep: Vec<PathBuf> = [Some(gen_dir.clone()), previous].into_iter().flatten().collect();
-        self.lock.remove_entries(|n| {
-            generation_number(n).is_some()
-                && !keep.iter().any(|k| k.file_name().is_some_and(|f| f == n))
-        })?;
+        self.lock.remove_superseded()?;
         Ok(gen_dir)
     }
 }
@@ -238,23 +316,47 @@ impl Drop for Staging<'_> {
 mod tests {
     use super::*;
 
+    fn commit(lock: &WriteLock, text: &str) -> PathBuf {
+        let s = lock.stage().unwrap();
+        fs::write(s.path().join(READ_LOCKED), text).unwrap();
+        s.commit().unwrap()
+    }
+
     #[test]
-    fn commit_swaps_generations_and_keeps_one_previous() {
+    fn commit_swaps_generations_and_removes_unread_ones() {
         let tmp = tempfile::tempdir().unwrap();
         let dir = IndexDir::new(tmp.path().join("idx"));
         assert_eq!(dir.current().unwrap(), None);
+        assert!(dir.read_current().unwrap().is_none());
         assert!(matches!(dir.require_current(), Err(Error::NoIndex { .. })));
         let lock = dir.lock().unwrap();
         let mut gens = Vec::new();
         for i in 0..3 {
-            let s = lock.stage().unwrap();
-            fs::write(s.path().join("f"), format!("{i}")).unwrap();
-            gens.push(s.commit().unwrap());
+            gens.push(commit(&lock, &format!("{i}")));
             assert_eq!(dir.current().unwrap().as_ref(), gens.last());
         }
-        assert!(!gens[0].exists(), "older generations are removed");
-        assert!(gens[1].exists(), "the previous one is kept");
-        assert_eq!(fs::read_to_string(gens[2].join("f")).unwrap(), "2");
+        assert!(!gens[0].exists() && !gens[1].exists(), "superseded generations are removed");
+        assert_eq!(fs::read_to_string(gens[2].join(READ_LOCKED)).unwrap(), "2");
+    }
+
+    #[test]
+    fn a_read_generation_outlives_its_successor_until_released() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = IndexDir::new(tmp.path());
+        let lock = dir.lock().unwrap();
+        let first = commit(&lock, "first");
+        let reader = dir.read_current().unwrap().unwrap();
+        assert_eq!(reader.path(), first);
+        let second = commit(&lock, "second");
+        assert!(first.exists(), "a generation being read is kept");
+        assert_eq!(dir.read_current().unwrap().unwrap().path(), second);
+        drop(reader);
+        drop(lock);
+        // The next writer removes what nobody reads any more.
+        let lock = dir.lock().unwrap();
+        assert!(!first.exists());
+        assert!(second.exists());
+        drop(lock);
     }
 
     #[test]
@@ -262,16 +364,14 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let dir = IndexDir::new(tmp.path());
         let lock = dir.lock().unwrap();
-        let s = lock.stage().unwrap();
-        fs::write(s.path().join("f"), "good").unwrap();
-        let good = s.commit().unwrap();
+        let good = commit(&lock, "good");
         {
             let s = lock.stage().unwrap();
-            fs::write(s.path().join("f"), "half").unwrap();
+            fs::write(s.path().join(READ_LOCKED), "half").unwrap();
             // dropped: a failed run
         }
         assert_eq!(dir.current().unwrap(), Some(good.clone()));
-        assert_eq!(fs::read_to_string(good.join("f")).unwrap(), "good");
+        assert_eq!(fs::read_to_string(good.join(READ_LOCKED)).unwrap(), "good");
         let leftovers = fs::read_dir(tmp.path())
             .unwrap()
             .filter(|e| e.as_ref().unwrap().file_name().to_string_lossy().starts_with(TMP_PREFIX))

@@ -31,7 +31,7 @@ pub use crate::{
     hit::{Hit, Rank, sort_hits},
     ids::{ChunkId, FileId, SymbolId},
     import::ImportKind,
-    index_dir::{IndexDir, Staging, WriteLock},
+    index_dir::{IndexDir, ReadGeneration, Staging, WriteLock},
     language::Language,
     lexer::{Lexed, Region, lex, whole_words, word_occurrences},
     manifest::{Changes, FileEntry, MANIFEST_FILE, Manifest},

@@ -13,8 +13,9 @@ use std::path::{Path, PathBuf};
 /// The manifest file's name inside a generation folder.
 pub const MANIFEST_FILE: &str = "manifest.mgv";
 
-/// Manifest format. Changelog: v1 initial.
-pub const MANIFEST_FORMAT: FormatVersion = FormatVersion { kind: *b"MANI", current: 1, oldest: 1 };
+/// Manifest format. Changelog: v1 initial; v2 the build options
+/// (`options`), reused by later runs that do not name their own.
+pub const MANIFEST_FORMAT: FormatVersion = FormatVersion { kind: *b"MANI", current: 2, oldest: 2 };
 
 /// One indexed file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -59,6 +60,11 @@ pub struct Manifest {
     /// format version, the fragmenter's settings, the embedder's name and
     /// version); an index built by other components must be rebuilt.
     pub components: BTreeMap<String, String>,
+    /// The options the index was built with, by name (`max_file_size`,
+    /// `embedder`, ...), so that later runs that do not name their own
+    /// build the same index instead of a different one.
+    #[serde(default)]
+    pub options: BTreeMap<String, String>,
 }
 
 /// How a tree differs from what an index recorded.
@@ -150,6 +156,7 @@ mod tests {
             skipped: vec![],
             fragments: 0,
             components: BTreeMap::new(),
+            options: BTreeMap::new(),
         }
     }
 
@@ -175,6 +182,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let mut m = manifest(vec![stat("a", 1, 1)]);
         m.components.insert("text".into(), "v1".into());
+        m.options.insert("embedder".into(), "builtin".into());
         m.save(dir.path()).unwrap();
         assert_eq!(Manifest::load(dir.path()).unwrap(), m);
     }

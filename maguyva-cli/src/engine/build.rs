@@ -512,6 +512,7 @@ pub fn build_index(
         skipped: skipped.clone(),
         fragments: fragments.len(),
         components: settings.components()?,
+        options: settings.options(),
     };
     content.save(staging.path())?;
     store::save(&staging.path().join(FRAGMENTS_FILE), FRAGMENTS_FORMAT, "fragments", &fragments)?;

@@ -85,11 +85,22 @@ impl EmbedderChoice {
         })
     }
 
-    /// A model2vec-format model folder, as `--model` takes it.
+    /// The choice written so that [`EmbedderChoice::parse`] reads it back:
+    /// `corpus:DIMENSIONS`, `voyage:DIMENSIONS` or a model folder's path.
+    pub fn spec(&self) -> String {
+        match self {
+            EmbedderChoice::Corpus { dimensions } => format!("corpus:{dimensions}"),
+            EmbedderChoice::Model(dir) => dir.display().to_string(),
+            EmbedderChoice::Voyage { dimensions } => format!("voyage:{dimensions}"),
+        }
+    }
+
+    /// A model2vec-format model folder, as `--model` takes it; kept as an
+    /// absolute path, so that an index records a folder any later run finds.
     pub fn model_dir(path: &str) -> std::result::Result<EmbedderChoice, String> {
         let p = Path::new(path);
         if p.join("model.safetensors").is_file() {
-            Ok(EmbedderChoice::Model(p.to_path_buf()))
+            Ok(EmbedderChoice::Model(std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf())))
         } else {
             Err(format!("{path:?} is not a folder with model.safetensors"))
         }
@@ -102,6 +113,10 @@ impl EmbedderChoice {
             "builtin" => Ok(EmbedderChoice::builtin()),
             "corpus" => Ok(EmbedderChoice::Corpus { dimensions: DEFAULT_CORPUS_DIMENSIONS }),
             "voyage" => Ok(EmbedderChoice::Voyage { dimensions: 1024 }),
+            _ if s.starts_with("corpus:") => match s["corpus:".len()..].parse::<usize>() {
+                Ok(d) if (1..=4096).contains(&d) => Ok(EmbedderChoice::Corpus { dimensions: d }),
+                _ => Err(format!("{s:?}: corpus dimensions must be a number from 1 to 4096")),
+            },
             _ if s.starts_with("voyage:") => {
                 let n = &s["voyage:".len()..];
                 match n.parse::<usize>() {
@@ -133,5 +148,13 @@ mod tests {
         );
         assert!(EmbedderChoice::parse("voyage:300").unwrap_err().contains("256, 512"));
         assert!(EmbedderChoice::parse("/no/such/model").unwrap_err().contains("model.safetensors"));
+        assert!(EmbedderChoice::parse("corpus:0").is_err());
+        for choice in [
+            EmbedderChoice::builtin(),
+            EmbedderChoice::Corpus { dimensions: 64 },
+            EmbedderChoice::Voyage { dimensions: 256 },
+        ] {
+            assert_eq!(EmbedderChoice::parse(&choice.spec()), Ok(choice));
+        }
     }
 }

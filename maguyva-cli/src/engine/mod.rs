@@ -24,7 +24,7 @@ use maguyva_ast::{StructuralRetriever, SymbolTable};
 use maguyva_core::store::{self, FormatVersion};
 use maguyva_core::{
     Changes, ContentStore, CorpusBuilder, Error, FragmentTable, IndexDir, Manifest, Progress,
-    Result,
+    ReadGeneration, Result,
 };
 use maguyva_graph::{CallGraph, GraphRetriever};
 use maguyva_semantic::{Embedder, SemanticRetriever, VectorIndex};
@@ -86,6 +86,9 @@ pub struct Index {
     pub file_centrality: Arc<Vec<f32>>,
     /// The largest of `file_centrality` (0 when there are no files).
     pub max_centrality: f32,
+    /// The generation on disk this was read from, held so that no writer
+    /// removes it while it is used; `None` for an index just built.
+    generation: Option<Arc<ReadGeneration>>,
 }
 
 impl Index {
@@ -112,6 +115,7 @@ impl Index {
             graph,
             file_centrality: Arc::new(file_centrality),
             max_centrality,
+            generation: None,
         }
     }
 
@@ -125,11 +129,18 @@ impl Index {
     /// Opens the current generation of `dir`, with the embedder that
     /// `settings` name for queries.
     pub fn open(dir: &IndexDir, settings: &IndexSettings) -> Result<Index> {
-        let gen_dir = dir.require_current()?;
-        Index::open_generation(&gen_dir, settings)
+        let generation =
+            dir.read_current()?.ok_or_else(|| Error::NoIndex { path: dir.path().to_path_buf() })?;
+        Index::open_generation(generation, settings)
     }
 
-    fn open_generation(gen_dir: &Path, settings: &IndexSettings) -> Result<Index> {
+    fn open_generation(generation: ReadGeneration, settings: &IndexSettings) -> Result<Index> {
+        let mut index = Index::read_generation(generation.path(), settings)?;
+        index.generation = Some(Arc::new(generation));
+        Ok(index)
+    }
+
+    fn read_generation(gen_dir: &Path, settings: &IndexSettings) -> Result<Index> {
         let manifest = Manifest::load(gen_dir)?;
         let frag_path = gen_dir.join(FRAGMENTS_FILE);
         let fragments: FragmentTable = store::load(&frag_path, FRAGMENTS_FORMAT)?;
@@ -239,9 +250,9 @@ pub fn open_fresh(
     settings: &IndexSettings,
     progress: &dyn Progress,
 ) -> Result<(Index, Refresh)> {
-    let opened = match dir.current() {
+    let opened = match dir.read_current() {
         Ok(None) => Err(Refresh::Built),
-        Ok(Some(gen_dir)) => Index::open_generation(&gen_dir, settings)
+        Ok(Some(generation)) => Index::open_generation(generation, settings)
             .map_err(|e| Refresh::Replaced(format!("{e}"))),
         Err(e) => Err(Refresh::Replaced(format!("{e}"))),
     };

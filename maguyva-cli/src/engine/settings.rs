@@ -1,8 +1,12 @@
 //! Settings that shape an index; changing any of them makes an index stale.
 
 use super::embedder::EmbedderChoice;
-use maguyva_core::{DEFAULT_MAX_FILE_SIZE, Language, SyntaxChunker};
+use maguyva_core::{DEFAULT_MAX_FILE_SIZE, IndexDir, Language, Manifest, SyntaxChunker};
 use std::collections::BTreeMap;
+
+const MAX_FILE_SIZE: &str = "max_file_size";
+const EMBEDDER: &str = "embedder";
+const HNSW_THRESHOLD: &str = "hnsw_threshold";
 
 /// How an index is built.
 #[derive(Debug, Clone, PartialEq)]
@@ -39,6 +43,40 @@ fn queries_hash() -> String {
 }
 
 impl IndexSettings {
+    /// The options recorded in the manifest, by name, so that later runs
+    /// can build the same index ([`IndexSettings::recorded`]).
+    pub fn options(&self) -> BTreeMap<String, String> {
+        BTreeMap::from([
+            (MAX_FILE_SIZE.to_string(), self.max_file_size.to_string()),
+            (EMBEDDER.to_string(), self.embedder.spec()),
+            (HNSW_THRESHOLD.to_string(), self.hnsw_threshold.to_string()),
+        ])
+    }
+
+    /// The settings an index was built with, from its manifest's options;
+    /// an option that is missing or unreadable keeps its default.
+    pub fn from_options(options: &BTreeMap<String, String>) -> IndexSettings {
+        let mut s = IndexSettings::default();
+        if let Some(n) = options.get(MAX_FILE_SIZE).and_then(|v| v.parse().ok()) {
+            s.max_file_size = n;
+        }
+        if let Some(e) = options.get(EMBEDDER).and_then(|v| EmbedderChoice::parse(v).ok()) {
+            s.embedder = e;
+        }
+        if let Some(n) = options.get(HNSW_THRESHOLD).and_then(|v| v.parse().ok()) {
+            s.hnsw_threshold = n;
+        }
+        s
+    }
+
+    /// The settings the current index in `dir` was built with, or `None`
+    /// when there is no readable index there.
+    pub fn recorded(dir: &IndexDir) -> Option<IndexSettings> {
+        let gen_dir = dir.current().ok()??;
+        let manifest = Manifest::load(&gen_dir).ok()?;
+        Some(IndexSettings::from_options(&manifest.options))
+    }
+
     /// The identity of every component the settings select, recorded in the
     /// manifest; an index whose record differs is rebuilt.
     pub fn components(&self) -> maguyva_core::Result<BTreeMap<String, String>> {
@@ -68,5 +106,28 @@ impl IndexSettings {
             ),
         );
         Ok(c)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn options_round_trip() {
+        let s = IndexSettings {
+            max_file_size: 100 << 20,
+            embedder: EmbedderChoice::Voyage { dimensions: 512 },
+            hnsw_threshold: 7,
+            ..IndexSettings::default()
+        };
+        assert_eq!(IndexSettings::from_options(&s.options()), s);
+        let mut garbled = s.options();
+        garbled.insert(MAX_FILE_SIZE.into(), "lots".into());
+        garbled.insert(EMBEDDER.into(), "/no/such/model".into());
+        let back = IndexSettings::from_options(&garbled);
+        assert_eq!(back.max_file_size, DEFAULT_MAX_FILE_SIZE);
+        assert_eq!(back.embedder, IndexSettings::default().embedder);
+        assert_eq!(back.hnsw_threshold, 7);
     }
 }
