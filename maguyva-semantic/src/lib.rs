@@ -1,12 +1,19 @@
 //! The semantic modality of Maguyva: code found by meaning.
 //!
-//! - [`Embedder`]s turn text into vectors: [`CorpusModel`] learns from the
-//!   indexed corpus itself (no download), [`StaticModel`] loads a
-//!   model2vec-format model from a folder, [`VoyageClient`] calls Voyage AI.
-//! - [`VectorIndex`] packs vectors into binary codes (centred signs in
-//!   `u64` words) and finds the nearest by Hamming distance: an exact
-//!   popcount scan, or HNSW above a size threshold; full-precision (int8)
-//!   copies rescore the best candidates.
+//! - [`Embedder`]s turn text into vectors. [`CorpusModel`], the built-in
+//!   default, learns latent semantic analysis from the indexed corpus at
+//!   index time (no download, no key, no network); [`StaticModel`] loads a
+//!   model2vec-format static model from a local folder; [`VoyageClient`]
+//!   calls Voyage AI (`voyage-code-3`) for vectors already packed as bits.
+//! - [`VectorIndex`] keeps one binary code per fragment: a full-precision
+//!   vector is centred and packed as a random projection (SimHash, four
+//!   sign bits per dimension) into `u64` words, a provider's packed bits
+//!   are stored as given. The nearest codes by Hamming distance come from
+//!   an exact popcount scan ([`nearest`]) or, from
+//!   [`DEFAULT_HNSW_THRESHOLD`] vectors up, from an HNSW graph
+//!   ([`HnswIndex`]). When the embedder gave full-precision vectors, int8
+//!   copies of them rescore [`RESCORE_OVERSAMPLING`] times as many
+//!   candidates as wanted by cosine.
 //! - [`SemanticRetriever`] serves it as a `maguyva_core::Retriever`.
 //!
 //! ```

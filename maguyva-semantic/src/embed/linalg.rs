@@ -1,6 +1,7 @@
 //! The little dense linear algebra the corpus embedder needs: row-major
-//! matrices, CholeskyQR2 orthonormalization and a Jacobi eigensolver for
-//! small symmetric matrices.
+//! matrices, Gram matrices, CholeskyQR2 orthonormalization, an eigensolver
+//! for small symmetric matrices (Householder tridiagonalization, then the
+//! implicit QL method) and deterministic random signs.
 
 use rayon::prelude::*;
 

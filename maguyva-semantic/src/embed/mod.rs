@@ -1,6 +1,10 @@
-//! Embedders: text in, vectors out. Queries and documents are embedded by
-//! the same embedder but told apart, since some models (Voyage) encode them
-//! differently.
+//! Embedders: text in, vectors out. Three providers: [`CorpusModel`]
+//! (latent semantic analysis learned from the indexed corpus; dense
+//! vectors), [`StaticModel`] (a model2vec-format folder; dense vectors) and
+//! [`VoyageClient`] (Voyage AI; packed binary vectors). Queries and
+//! documents are embedded by the same embedder but told apart, since some
+//! models (Voyage) encode them differently. An embedder's identity is
+//! recorded in the index, so that a different embedder re-embeds.
 
 mod corpus;
 pub(crate) mod linalg;

@@ -2,7 +2,10 @@
 //! `model.safetensors` (a tensor `embeddings` of one row per token, f32, f16,
 //! bf16 or int8; optional `weights` per token and `mapping` from token to
 //! row), `tokenizer.json` and `config.json` (`normalize`). A text's vector is
-//! the mean of its tokens' rows. Nothing is ever downloaded.
+//! the mean of the rows of its first 512 tokens, each row scaled by its
+//! token's weight when the model has weights, then scaled to unit length
+//! unless `normalize` is false. The safetensors file is read directly, with
+//! no hub client. Nothing is ever downloaded.
 
 use super::{Embedder, Role, Vectors};
 use crate::error::{Error, Result};

@@ -1,7 +1,10 @@
 //! Voyage AI (`voyage-code-3`) embeddings, as packed binary vectors
-//! (`output_dtype: "ubinary"`). Used when `VOYAGE_API_KEY` is set. Requests
-//! are batched within the API's limits, retried with backoff on 429 and 5xx,
-//! and a 401 or a malformed answer is a clear error.
+//! (`output_dtype: "ubinary"`, 256, 512, 1024 or 2048 bits; 1024 by
+//! default). The `maguyva` binary chooses it when `VOYAGE_API_KEY` is set
+//! and no other embedder is asked for. Requests are batched within the
+//! API's limits (1,000 inputs and an estimated 120,000 tokens per request),
+//! retried on 429, 5xx and dropped connections (six attempts, the wait
+//! doubling from 500 ms), and a 401 or a malformed answer is a clear error.
 
 use super::{Embedder, Role, Vectors};
 use crate::error::{Error, Result};
