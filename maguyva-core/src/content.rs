@@ -2,34 +2,52 @@
 //! index so that literal matches are verified, and snippets cut, against
 //! exactly the bytes that were indexed.
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::fragment::{Fragment, FragmentTable, line_starts};
 use crate::ids::FileId;
-use crate::store::{self, FormatVersion};
-use serde::{Deserialize, Serialize};
+use crate::sections::{Array, Bytes, SectionFile, SectionWriter};
+use crate::store::FormatVersion;
 use std::path::Path;
 
 /// The content file's name inside a generation folder.
 pub const CONTENT_FILE: &str = "content.mgv";
 
-/// Content store format. Changelog: v1 initial.
-pub const CONTENT_FORMAT: FormatVersion = FormatVersion { kind: *b"CONT", current: 1, oldest: 1 };
+/// Content store format. Changelog: v1 initial; v2 sections read in place
+/// (`offsets`, `texts`).
+pub const CONTENT_FORMAT: FormatVersion = FormatVersion { kind: *b"CONT", current: 2, oldest: 2 };
 
-/// The text of every file, by [`FileId`].
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+/// The text of every file, by [`FileId`]: one string of all texts back to
+/// back and where each starts, read in place from the index file.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ContentStore {
-    texts: Vec<String>,
+    /// `offsets[i]..offsets[i + 1]` is file `i`'s text in `texts`.
+    offsets: Array<u64>,
+    texts: Bytes,
 }
 
 impl ContentStore {
     /// A store holding `texts`, indexed by file id.
     pub fn new(texts: Vec<String>) -> ContentStore {
-        ContentStore { texts }
+        let mut offsets = Vec::with_capacity(texts.len() + 1);
+        let mut all = Vec::with_capacity(texts.iter().map(String::len).sum());
+        offsets.push(0u64);
+        for t in texts {
+            all.extend_from_slice(t.as_bytes());
+            offsets.push(all.len() as u64);
+        }
+        ContentStore { offsets: Array::from(offsets), texts: Bytes::from_vec(all) }
     }
 
     /// The text of a file; empty for an unknown id.
     pub fn text(&self, file: FileId) -> &str {
-        self.texts.get(file.index()).map_or("", String::as_str)
+        let i = file.index();
+        let bytes = match (self.offsets.get(i), self.offsets.get(i + 1)) {
+            (Some(&a), Some(&b)) => self.texts.get(a as usize..b as usize).unwrap_or_default(),
+            _ => &[],
+        };
+        // Written from strings and checked by its checksum; anything else is
+        // damage, shown as no text rather than trusted.
+        std::str::from_utf8(bytes).unwrap_or("")
     }
 
     /// The text of a fragment; empty if the fragment does not fit its file.
@@ -71,22 +89,42 @@ impl ContentStore {
 
     /// Number of files.
     pub fn len(&self) -> usize {
-        self.texts.len()
+        self.offsets.len().saturating_sub(1)
     }
 
     /// Whether the store is empty.
     pub fn is_empty(&self) -> bool {
-        self.texts.is_empty()
+        self.len() == 0
+    }
+
+    /// Total bytes of text.
+    pub fn total_bytes(&self) -> usize {
+        self.texts.len()
     }
 
     /// Writes the store into a generation folder.
     pub fn save(&self, gen_dir: &Path) -> Result<()> {
-        store::save(&gen_dir.join(CONTENT_FILE), CONTENT_FORMAT, "content", self)
+        let mut w = SectionWriter::new(CONTENT_FORMAT);
+        w.array("offsets", &self.offsets)?.bytes("texts", &self.texts)?;
+        w.write(&gen_dir.join(CONTENT_FILE))
     }
 
-    /// Reads the store of a generation folder.
+    /// Opens the store of a generation folder, in place.
     pub fn load(gen_dir: &Path) -> Result<ContentStore> {
-        store::load(&gen_dir.join(CONTENT_FILE), CONTENT_FORMAT)
+        ContentStore::open(&SectionFile::open(&gen_dir.join(CONTENT_FILE), CONTENT_FORMAT)?)
+    }
+
+    /// The store in an opened content file.
+    pub fn open(file: &SectionFile) -> Result<ContentStore> {
+        let offsets: Array<u64> = file.array("offsets")?;
+        let texts = file.bytes("texts")?;
+        let in_order = offsets.first() == Some(&0)
+            && offsets.windows(2).all(|w| w[0] <= w[1])
+            && offsets.last().is_some_and(|&end| end == texts.len() as u64);
+        if !in_order {
+            return Err(Error::corrupt(file.path(), "text offsets out of order"));
+        }
+        Ok(ContentStore { offsets, texts })
     }
 }
 
@@ -110,5 +148,17 @@ mod tests {
         let docs = content.fragment_documents(&fragments);
         assert_eq!(docs[0], "class Big:\n    a = 1\n");
         assert_eq!(docs[1], "class Big:\n    def m(self):\n        pass\n");
+    }
+
+    #[test]
+    fn saved_and_opened_in_place() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = ContentStore::new(vec!["fn a() {}\n".into(), String::new(), "é\n".into()]);
+        store.save(dir.path()).unwrap();
+        let back = ContentStore::load(dir.path()).unwrap();
+        assert_eq!(back, store);
+        assert_eq!(back.len(), 3);
+        assert_eq!(back.text(FileId(2)), "é\n");
+        assert_eq!(back.text(FileId(9)), "");
     }
 }

@@ -51,7 +51,7 @@ pub enum Error {
     IncompatibleFormat {
         /// The file.
         path: PathBuf,
-        /// The version found in its footer.
+        /// The version the file says it has.
         found: u32,
         /// The oldest version this build reads.
         oldest: u32,

@@ -230,7 +230,8 @@ impl WriteLock {
     /// holds; one that is held stays for a later writer to remove.
     fn remove_superseded(&self) -> Result<()> {
         let Some(current) = self.dir.current().ok().flatten() else { return Ok(()) };
-        let Some(current) = current.file_name().and_then(|n| n.to_str()).and_then(generation_number)
+        let Some(current) =
+            current.file_name().and_then(|n| n.to_str()).and_then(generation_number)
         else {
             return Ok(());
         };

@@ -8,7 +8,8 @@
 //! - [`FragmentTable`]: the fragments every modality indexes, by [`ChunkId`];
 //! - [`tokens`]: code-aware tokenization shared by text and semantic search;
 //! - [`IndexDir`], [`Manifest`], [`ContentStore`] and [`store`]: the on-disk
-//!   index, written as immutable generations with checked footers.
+//!   index, written as immutable generations of checksummed files;
+//! - [`SectionFile`]: index files mapped into memory and read in place.
 //!
 //! ```no_run
 //! use maguyva_core::{CorpusBuilder, FragmentTable, LineChunker};
@@ -21,7 +22,7 @@
 
 pub use crate::{
     analyzer::Analyzer,
-    content::{CONTENT_FILE, ContentStore},
+    content::{CONTENT_FILE, CONTENT_FORMAT, ContentStore},
     corpus::{
         CORPUS_VERSION, Corpus, CorpusBuilder, DEFAULT_MAX_FILE_SIZE, FileStat, Scan, SkipReason,
         Skipped, SourceFile, canonical_root, is_binary,
@@ -34,13 +35,14 @@ pub use crate::{
     index_dir::{IndexDir, ReadGeneration, Staging, WriteLock},
     language::Language,
     lexer::{Lexed, Region, lex, whole_words, word_occurrences},
-    manifest::{Changes, FileEntry, MANIFEST_FILE, Manifest},
+    manifest::{Changes, FileEntry, MANIFEST_FILE, MANIFEST_FORMAT, Manifest},
     modality::{Modality, ParseModalityError},
     outline::{OutlineSpan, SyntaxChunker},
     paths::{FileRole, file_stem, is_test_path, join_relative},
     progress::{NoProgress, Progress},
     query::{MAX_QUERY_CHARS, MatchMode, Query},
     retriever::Retriever,
+    sections::{Array, Bytes, SectionFile, SectionWriter},
     span::LineSpan,
 };
 
@@ -62,6 +64,7 @@ mod paths;
 mod progress;
 mod query;
 mod retriever;
+pub mod sections;
 mod span;
 pub mod store;
 pub mod tokens;

@@ -1,4 +1,5 @@
-//! Framed index files: every file Maguyva writes ends with a footer holding a
+//! Framed index files (the manifest and the fragment table; the large files
+//! are sectioned, [`crate::sections`]): a file ends with a footer holding a
 //! magic number, the kind of file, its format version, the payload length and
 //! a CRC-32 of the payload. The footer is checked before any byte of the
 //! payload is trusted, so a truncated or damaged file is reported as corrupt

@@ -1,0 +1,527 @@
+//! Index files read in place: a file is a header, named sections aligned to
+//! 64 bytes, and a table of contents with a checksum per section. Readers
+//! map the file into memory and view each section where it lies: byte
+//! strings for fst maps and postings, little-endian arrays of fixed-width
+//! numbers cast without decoding, and small bincode records decoded when
+//! asked for. A section's checksum is checked the first time it is used,
+//! so a search pays only for the sections it reads; `verify` checks them
+//! all. Format: `doc/format/sections.md`.
+
+use crate::error::{Error, Result};
+use crate::store::{FormatVersion, decode, encode};
+use bytemuck::Pod;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use std::fmt;
+use std::io::Write;
+use std::marker::PhantomData;
+use std::ops::{Deref, Range};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+
+/// Magic number that starts every sectioned index file.
+pub const SECTIONS_MAGIC: [u8; 4] = *b"MGYS";
+
+/// Bytes in the header.
+pub const HEADER_LEN: usize = 64;
+
+/// Sections start at multiples of this many bytes, so that arrays of any
+/// fixed-width number can be viewed in place.
+pub const ALIGN: usize = 64;
+
+/// Bytes per table-of-contents entry: name, offset, length, checksum.
+pub const ENTRY_LEN: usize = 32;
+
+/// Longest section name, in bytes.
+pub const MAX_NAME_LEN: usize = 8;
+
+/// Bytes shared cheaply: a range of a memory-mapped index file, or bytes
+/// built in memory.
+#[derive(Clone)]
+pub struct Bytes {
+    backing: Backing,
+    range: Range<usize>,
+}
+
+#[derive(Clone)]
+enum Backing {
+    Mapped(Arc<memmap2::Mmap>),
+    // `u64` words keep owned bytes 8-aligned, like mapped sections, so that
+    // the same casts work on both.
+    Owned(Arc<[u64]>),
+}
+
+impl Bytes {
+    /// Bytes held in memory.
+    pub fn from_vec(bytes: Vec<u8>) -> Bytes {
+        let len = bytes.len();
+        let mut words = vec![0u64; len.div_ceil(8)];
+        bytemuck::cast_slice_mut::<u64, u8>(&mut words)[..len].copy_from_slice(&bytes);
+        Bytes { backing: Backing::Owned(words.into()), range: 0..len }
+    }
+
+    fn all(&self) -> &[u8] {
+        match &self.backing {
+            Backing::Mapped(m) => m,
+            Backing::Owned(w) => bytemuck::cast_slice(w),
+        }
+    }
+
+    /// A sub-range of these bytes; `None` when it does not fit.
+    pub fn slice(&self, range: Range<usize>) -> Option<Bytes> {
+        if range.start > range.end || range.end > self.range.len() {
+            return None;
+        }
+        let start = self.range.start + range.start;
+        Some(Bytes { backing: self.backing.clone(), range: start..start + range.len() })
+    }
+}
+
+impl Default for Bytes {
+    fn default() -> Bytes {
+        Bytes::from_vec(Vec::new())
+    }
+}
+
+impl Deref for Bytes {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        self.all().get(self.range.clone()).unwrap_or_default()
+    }
+}
+
+impl AsRef<[u8]> for Bytes {
+    fn as_ref(&self) -> &[u8] {
+        self
+    }
+}
+
+impl fmt::Debug for Bytes {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Bytes({} bytes)", self.range.len())
+    }
+}
+
+impl PartialEq for Bytes {
+    fn eq(&self, other: &Bytes) -> bool {
+        **self == **other
+    }
+}
+
+impl Eq for Bytes {}
+
+/// An array of fixed-width little-endian numbers, viewed in place.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Array<T> {
+    bytes: Bytes,
+    _t: PhantomData<T>,
+}
+
+impl<T: Pod> Array<T> {
+    /// Views `bytes` as an array; `None` when the length or alignment does
+    /// not fit `T`.
+    pub fn from_bytes(bytes: Bytes) -> Option<Array<T>> {
+        bytemuck::try_cast_slice::<u8, T>(&bytes).ok()?;
+        Some(Array { bytes, _t: PhantomData })
+    }
+
+    /// The bytes the array is stored as.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+}
+
+impl<T: Pod> From<Vec<T>> for Array<T> {
+    fn from(values: Vec<T>) -> Array<T> {
+        Array { bytes: Bytes::from_vec(bytemuck::cast_slice(&values).to_vec()), _t: PhantomData }
+    }
+}
+
+impl<T: Pod> FromIterator<T> for Array<T> {
+    fn from_iter<I: IntoIterator<Item = T>>(iter: I) -> Array<T> {
+        Array::from(iter.into_iter().collect::<Vec<T>>())
+    }
+}
+
+impl<T: Pod> Default for Array<T> {
+    fn default() -> Array<T> {
+        Array::from(Vec::new())
+    }
+}
+
+impl<T: Pod> Deref for Array<T> {
+    type Target = [T];
+    fn deref(&self) -> &[T] {
+        // Length and alignment were checked when the array was made.
+        bytemuck::try_cast_slice(&self.bytes).unwrap_or_default()
+    }
+}
+
+impl<T: Pod + fmt::Debug> fmt::Debug for Array<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Array({} items)", self.len())
+    }
+}
+
+/// Collects named sections and writes them as one file.
+#[derive(Debug)]
+pub struct SectionWriter {
+    format: FormatVersion,
+    sections: Vec<([u8; MAX_NAME_LEN], Vec<u8>)>,
+}
+
+impl SectionWriter {
+    /// A file of kind and version `format`.
+    pub fn new(format: FormatVersion) -> SectionWriter {
+        SectionWriter { format, sections: Vec::new() }
+    }
+
+    /// Adds a section of raw bytes. Names are at most eight ASCII bytes and
+    /// unique within a file.
+    pub fn bytes(&mut self, name: &str, bytes: &[u8]) -> Result<&mut SectionWriter> {
+        let tag = name_tag(name).ok_or_else(|| Error::Encode {
+            what: "section",
+            reason: format!("{name:?} is not a name of 1 to 8 printable ASCII bytes"),
+        })?;
+        if self.sections.iter().any(|(t, _)| *t == tag) {
+            return Err(Error::Encode { what: "section", reason: format!("{name:?} twice") });
+        }
+        self.sections.push((tag, bytes.to_vec()));
+        Ok(self)
+    }
+
+    /// Adds a section holding an array of fixed-width numbers.
+    pub fn array<T: Pod>(&mut self, name: &str, values: &[T]) -> Result<&mut SectionWriter> {
+        self.bytes(name, bytemuck::cast_slice(values))
+    }
+
+    /// Adds a section holding `value` encoded with bincode.
+    pub fn encoded<T: Serialize>(
+        &mut self,
+        name: &str,
+        what: &'static str,
+        value: &T,
+    ) -> Result<&mut SectionWriter> {
+        let bytes = encode(what, value)?;
+        self.bytes(name, &bytes)
+    }
+
+    /// Writes the file and syncs it to disk.
+    pub fn write(&self, path: &Path) -> Result<()> {
+        if cfg!(target_endian = "big") {
+            return Err(Error::Encode {
+                what: "index file",
+                reason: "index files are little-endian; this machine is not".into(),
+            });
+        }
+        let mut out = vec![0u8; HEADER_LEN];
+        let mut table = Vec::with_capacity(self.sections.len() * ENTRY_LEN);
+        for (tag, bytes) in &self.sections {
+            out.resize(out.len().next_multiple_of(ALIGN), 0);
+            table.extend_from_slice(tag);
+            table.extend_from_slice(&(out.len() as u64).to_le_bytes());
+            table.extend_from_slice(&(bytes.len() as u64).to_le_bytes());
+            table.extend_from_slice(&checksum(bytes).to_le_bytes());
+            out.extend_from_slice(bytes);
+        }
+        out.resize(out.len().next_multiple_of(ALIGN), 0);
+        let table_offset = out.len() as u64;
+        out.extend_from_slice(&table);
+        let header = &mut out[..HEADER_LEN];
+        header[0..4].copy_from_slice(&SECTIONS_MAGIC);
+        header[4..8].copy_from_slice(&self.format.kind);
+        header[8..12].copy_from_slice(&self.format.current.to_le_bytes());
+        header[12..16].copy_from_slice(&(self.sections.len() as u32).to_le_bytes());
+        header[16..24].copy_from_slice(&table_offset.to_le_bytes());
+        header[24..32].copy_from_slice(&checksum(&table).to_le_bytes());
+        let mut file = std::fs::File::create(path).map_err(|e| Error::io("creating", path, e))?;
+        file.write_all(&out)
+            .and_then(|()| file.sync_all())
+            .map_err(|e| Error::io("writing", path, e))
+    }
+}
+
+fn name_tag(name: &str) -> Option<[u8; MAX_NAME_LEN]> {
+    let printable = name.bytes().all(|b| b.is_ascii_graphic());
+    if name.is_empty() || name.len() > MAX_NAME_LEN || !printable {
+        return None;
+    }
+    let mut tag = [0u8; MAX_NAME_LEN];
+    tag[..name.len()].copy_from_slice(name.as_bytes());
+    Some(tag)
+}
+
+/// The checksum of a section or of the table: xxh3-64.
+fn checksum(bytes: &[u8]) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(bytes)
+}
+
+struct Entry {
+    tag: [u8; MAX_NAME_LEN],
+    range: Range<usize>,
+    checksum: u64,
+    checked: OnceLock<bool>,
+}
+
+/// A sectioned index file, mapped into memory.
+pub struct SectionFile {
+    path: PathBuf,
+    data: Bytes,
+    version: u32,
+    entries: Vec<Entry>,
+}
+
+impl fmt::Debug for SectionFile {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SectionFile")
+            .field("path", &self.path)
+            .field("sections", &self.entries.len())
+            .finish()
+    }
+}
+
+impl SectionFile {
+    /// Maps `path` and checks its header and table of contents against
+    /// `format`; section contents are checked when first used.
+    pub fn open(path: &Path, format: FormatVersion) -> Result<SectionFile> {
+        if cfg!(target_endian = "big") {
+            return Err(Error::corrupt(path, "index files are little-endian; this machine is not"));
+        }
+        let file = std::fs::File::open(path).map_err(|e| Error::io("opening", path, e))?;
+        let len = file.metadata().map_err(|e| Error::io("reading", path, e))?.len();
+        if len < HEADER_LEN as u64 {
+            return Err(Error::corrupt(path, format!("{len} bytes is shorter than the header")));
+        }
+        // SAFETY: generation files are written once into a temporary folder
+        // and never modified after it is renamed into place; readers hold a
+        // shared lock that keeps writers from removing the generation, and an
+        // unlinked file stays mapped. Only an outside process truncating the
+        // file could fault the mapping. Mapping instead of reading cut the
+        // opening of a large index from tens of milliseconds to well under
+        // one (benches/benches/open.rs).
+        let map =
+            unsafe { memmap2::Mmap::map(&file) }.map_err(|e| Error::io("mapping", path, e))?;
+        let data = Bytes { range: 0..map.len(), backing: Backing::Mapped(Arc::new(map)) };
+        SectionFile::parse(path, data, format)
+    }
+
+    /// Reads a file from bytes already in memory (tests, and damaged-file checks).
+    pub fn from_bytes(path: &Path, bytes: Vec<u8>, format: FormatVersion) -> Result<SectionFile> {
+        SectionFile::parse(path, Bytes::from_vec(bytes), format)
+    }
+
+    fn parse(path: &Path, data: Bytes, format: FormatVersion) -> Result<SectionFile> {
+        let corrupt = |why: String| Error::corrupt(path, why);
+        let header = data.get(..HEADER_LEN).ok_or_else(|| corrupt("no header".into()))?;
+        let u32_at = |b: &[u8], at: usize| {
+            b.get(at..at + 4).and_then(|s| s.try_into().ok()).map_or(0, u32::from_le_bytes)
+        };
+        let u64_at = |b: &[u8], at: usize| {
+            b.get(at..at + 8).and_then(|s| s.try_into().ok()).map_or(0, u64::from_le_bytes)
+        };
+        if header[0..4] != SECTIONS_MAGIC || header[32..].iter().any(|&b| b != 0) {
+            return Err(corrupt("no Maguyva header (not an index file)".into()));
+        }
+        if header[4..8] != format.kind {
+            return Err(corrupt(format!(
+                "holds {:?}, expected {:?}",
+                String::from_utf8_lossy(&header[4..8]),
+                String::from_utf8_lossy(&format.kind)
+            )));
+        }
+        let version = u32_at(header, 8);
+        if version < format.oldest || version > format.current {
+            return Err(Error::IncompatibleFormat {
+                path: path.to_path_buf(),
+                found: version,
+                oldest: format.oldest,
+                current: format.current,
+            });
+        }
+        let count = u32_at(header, 12) as usize;
+        let table_offset = u64_at(header, 16);
+        let table_len = count as u64 * ENTRY_LEN as u64;
+        if table_offset.checked_add(table_len) != Some(data.len() as u64)
+            || !table_offset.is_multiple_of(ALIGN as u64)
+        {
+            return Err(corrupt(format!(
+                "table of {count} sections at {table_offset} does not end the {}-byte file \
+                 (truncated?)",
+                data.len()
+            )));
+        }
+        let table = &data[table_offset as usize..];
+        if checksum(table) != u64_at(header, 24) {
+            return Err(corrupt("table of contents checksum mismatch".into()));
+        }
+        let mut entries = Vec::with_capacity(count);
+        for e in table.chunks_exact(ENTRY_LEN) {
+            let (offset, len) = (u64_at(e, 8), u64_at(e, 16));
+            let end = offset.checked_add(len).filter(|&end| end <= table_offset);
+            // Sections lie in file order, aligned, after the header and
+            // each after the one before.
+            let after = entries.last().map_or(HEADER_LEN, |p: &Entry| p.range.end);
+            let in_place = (offset as usize).is_multiple_of(ALIGN) && offset as usize >= after;
+            let Some(end) = end.filter(|_| in_place) else {
+                return Err(corrupt(format!("section at {offset} of {len} bytes is out of place")));
+            };
+            let mut tag = [0u8; MAX_NAME_LEN];
+            tag.copy_from_slice(&e[..MAX_NAME_LEN]);
+            if entries.iter().any(|p| p.tag == tag) {
+                return Err(corrupt(format!("section {:?} twice", tag_name(&tag))));
+            }
+            entries.push(Entry {
+                tag,
+                range: offset as usize..end as usize,
+                checksum: u64_at(e, 24),
+                checked: OnceLock::new(),
+            });
+        }
+        Ok(SectionFile { path: path.to_path_buf(), data, version, entries })
+    }
+
+    /// The file's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The format version the file was written with.
+    pub fn version(&self) -> u32 {
+        self.version
+    }
+
+    /// The names of its sections, in file order.
+    pub fn names(&self) -> impl Iterator<Item = String> + '_ {
+        self.entries.iter().map(|e| tag_name(&e.tag))
+    }
+
+    /// A section's bytes, checked against its checksum the first time.
+    pub fn bytes(&self, name: &str) -> Result<Bytes> {
+        let entry = name_tag(name)
+            .and_then(|tag| self.entries.iter().find(|e| e.tag == tag))
+            .ok_or_else(|| Error::corrupt(&self.path, format!("no section {name:?}")))?;
+        let bytes = self
+            .data
+            .slice(entry.range.clone())
+            .ok_or_else(|| Error::corrupt(&self.path, format!("section {name:?} out of range")))?;
+        if !*entry.checked.get_or_init(|| checksum(&bytes) == entry.checksum) {
+            return Err(Error::corrupt(&self.path, format!("section {name:?} checksum mismatch")));
+        }
+        Ok(bytes)
+    }
+
+    /// A section viewed as an array of `T`.
+    pub fn array<T: Pod>(&self, name: &str) -> Result<Array<T>> {
+        Array::from_bytes(self.bytes(name)?).ok_or_else(|| {
+            Error::corrupt(&self.path, format!("section {name:?} is not an array of its type"))
+        })
+    }
+
+    /// A section decoded from bincode.
+    pub fn decode<T: DeserializeOwned>(&self, name: &str) -> Result<T> {
+        decode(&self.path, &self.bytes(name)?)
+    }
+
+    /// Checks every section against its checksum.
+    pub fn verify(&self) -> Result<()> {
+        for e in &self.entries {
+            self.bytes(&tag_name(&e.tag))?;
+        }
+        Ok(())
+    }
+}
+
+fn tag_name(tag: &[u8; MAX_NAME_LEN]) -> String {
+    String::from_utf8_lossy(tag).trim_end_matches('\0').to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const F: FormatVersion = FormatVersion { kind: *b"TEST", current: 2, oldest: 2 };
+
+    fn written() -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("x.mgv");
+        let mut w = SectionWriter::new(F);
+        w.bytes("raw", b"hello").unwrap();
+        w.array("nums", &[1u64, 2, 3]).unwrap();
+        w.array::<f32>("empty", &[]).unwrap();
+        w.encoded("meta", "test", &("name".to_string(), 7u32)).unwrap();
+        w.write(&p).unwrap();
+        (dir, p)
+    }
+
+    #[test]
+    fn sections_round_trip_in_place() {
+        let (_dir, p) = written();
+        let f = SectionFile::open(&p, F).unwrap();
+        assert_eq!(f.version(), 2);
+        assert_eq!(f.names().collect::<Vec<_>>(), ["raw", "nums", "empty", "meta"]);
+        assert_eq!(&*f.bytes("raw").unwrap(), b"hello");
+        assert_eq!(&*f.array::<u64>("nums").unwrap(), &[1, 2, 3]);
+        assert!(f.array::<f32>("empty").unwrap().is_empty());
+        assert_eq!(f.decode::<(String, u32)>("meta").unwrap(), ("name".to_string(), 7));
+        assert!(matches!(f.bytes("absent"), Err(Error::Corrupt { .. })));
+        assert!(matches!(f.array::<u64>("raw"), Err(Error::Corrupt { .. })));
+        f.verify().unwrap();
+    }
+
+    #[test]
+    fn every_truncation_and_bit_flip_is_caught() {
+        let (_dir, p) = written();
+        let good = std::fs::read(&p).unwrap();
+        let read_all = |bytes: Vec<u8>| -> Result<()> {
+            let f = SectionFile::from_bytes(&p, bytes, F)?;
+            f.verify()?;
+            f.decode::<(String, u32)>("meta").map(|_| ())
+        };
+        read_all(good.clone()).unwrap();
+        for cut in 0..good.len() {
+            assert!(read_all(good[..cut].to_vec()).is_err(), "cut {cut}");
+        }
+        // Every byte but the padding between sections is covered.
+        let f = SectionFile::from_bytes(&p, good.clone(), F).unwrap();
+        let table_start = good.len() - f.entries.len() * ENTRY_LEN;
+        let covered = |i: usize| {
+            i < HEADER_LEN || i >= table_start || f.entries.iter().any(|e| e.range.contains(&i))
+        };
+        for i in (0..good.len()).filter(|&i| covered(i)) {
+            let mut bad = good.clone();
+            bad[i] ^= 0x10;
+            assert!(read_all(bad).is_err(), "flip {i}");
+        }
+    }
+
+    #[test]
+    fn versions_and_kinds_are_checked() {
+        let (_dir, p) = written();
+        let other = FormatVersion { kind: *b"OTHR", ..F };
+        assert!(matches!(SectionFile::open(&p, other), Err(Error::Corrupt { .. })));
+        let newer = FormatVersion { current: 4, oldest: 3, ..F };
+        assert!(matches!(
+            SectionFile::open(&p, newer),
+            Err(Error::IncompatibleFormat { found: 2, .. })
+        ));
+    }
+
+    #[test]
+    fn bad_names_are_refused() {
+        let mut w = SectionWriter::new(F);
+        assert!(w.bytes("", b"").is_err());
+        assert!(w.bytes("ninechars", b"").is_err());
+        w.bytes("a", b"").unwrap();
+        assert!(w.bytes("a", b"").is_err());
+    }
+
+    #[test]
+    fn owned_arrays_and_slices() {
+        let a = Array::from(vec![1.5f32, -2.0]);
+        assert_eq!(&*a, &[1.5, -2.0]);
+        let b = Bytes::from_vec(b"abcdef".to_vec());
+        assert_eq!(&*b.slice(2..4).unwrap(), b"cd");
+        assert!(b.slice(4..9).is_none());
+        assert!(Array::<u32>::from_bytes(b.slice(0..3).unwrap()).is_none());
+    }
+}
