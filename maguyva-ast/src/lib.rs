@@ -26,7 +26,7 @@ pub use crate::{
     occurrence::{Import, Occurrence, import_path},
     package::declared_package,
     search::{DefinitionQuery, StructuralParams, StructuralRetriever},
-    symbol::{Symbol, SymbolKind},
+    symbol::{Symbol, SymbolKind, SymbolRef},
     table::{DOC_SUMMARY_WORDS, SYMBOLS_FILE, SYMBOLS_FORMAT, SymbolTable, doc_summary, normalize},
 };
 

@@ -3,7 +3,7 @@
 //! comment. Only definitions are returned, so a definition always outranks a
 //! mere mention in fusion.
 
-use crate::symbol::{Symbol, SymbolKind};
+use crate::symbol::{SymbolKind, SymbolRef};
 use crate::table::{SymbolTable, doc_summary, normalize};
 use maguyva_core::tokens::is_function_word;
 use maguyva_core::{FileId, FragmentTable, Hit, LineSpan, Modality, Query, Retriever, SymbolId};
@@ -303,7 +303,7 @@ impl StructuralRetriever {
         for ident in &q.idents {
             for id in self.table.by_normalized_name(&normalize(&ident.name)) {
                 let Some(sym) = self.table.get(id) else { continue };
-                let (a, b) = (convention(&ident.name), convention(&sym.name));
+                let (a, b) = (convention(&ident.name), convention(sym.name));
                 let mut s = if sym.name == ident.name {
                     p.exact
                 } else if sym.name.eq_ignore_ascii_case(&ident.name) {
@@ -317,7 +317,7 @@ impl StructuralRetriever {
                     s = s.min(p.reexport);
                 }
                 if !ident.qualifiers.is_empty() {
-                    let segs = segments(&sym.qualified_name);
+                    let segs = segments(sym.qualified_name);
                     let containers = &segs[..segs.len().saturating_sub(1)];
                     s += if containers.ends_with(&ident.qualifiers) {
                         p.qualifier_match
@@ -373,7 +373,7 @@ impl StructuralRetriever {
                 let Some(sym) = self.table.get(SymbolId(i)) else { continue };
                 // Stemming does not change how many words a name has.
                 let mut parts = 0;
-                maguyva_core::tokens::for_each_token(&sym.name, |_| parts += 1);
+                maguyva_core::tokens::for_each_token(sym.name, |_| parts += 1);
                 let coverage = weight / total.max(f32::EPSILON)
                     * (count as f32 / parts.max(1) as f32).min(1.0);
                 bump(SymbolId(i), p.sub_words * coverage);
@@ -399,13 +399,13 @@ impl StructuralRetriever {
         ranked
     }
 
-    fn bonus(&self, sym: &Symbol, q: &DefinitionQuery) -> f32 {
+    fn bonus(&self, sym: SymbolRef<'_>, q: &DefinitionQuery) -> f32 {
         let p = &self.params;
         let mut b = kind_prior(sym.kind);
         if let Some(kinds) = q.kinds {
             b += if kinds.contains(&sym.kind) { p.kind_match } else { p.kind_mismatch };
         }
-        if self.file_stems.get(sym.file.index()).is_some_and(|s| *s == normalize(&sym.name)) {
+        if self.file_stems.get(sym.file.index()).is_some_and(|s| *s == normalize(sym.name)) {
             b += p.file_named_after;
         }
         if sym.container.is_none() {
@@ -414,7 +414,7 @@ impl StructuralRetriever {
         // Among homonyms, the shallower and the larger definition is more
         // likely the one meant: `Ecto.Schema` over `Ecto.Repo.Schema`, the
         // main part of a partial class over its satellites.
-        let depth = segments(&sym.qualified_name).len().saturating_sub(1) as f32;
+        let depth = segments(sym.qualified_name).len().saturating_sub(1) as f32;
         b -= 0.02 * depth.min(5.0);
         b += 0.05 * ((1.0 + sym.lines.len() as f32).ln() / 2000f32.ln()).min(1.0);
         if !q.words.is_empty() {
@@ -422,7 +422,7 @@ impl StructuralRetriever {
             // rest (parameters, examples) would only cost time. Stems are
             // prefixes of their words, so a substring test finds the word
             // forms without stemming the text.
-            let hay = format!("{} {}", sym.signature, doc_summary(&sym.doc)).to_lowercase();
+            let hay = format!("{} {}", sym.signature, doc_summary(sym.doc)).to_lowercase();
             let found = q.words.iter().filter(|w| hay.contains(w.as_str())).count();
             b += p.signature_words * found as f32 / q.words.len() as f32;
         }
@@ -509,7 +509,7 @@ mod tests {
         r.definitions(q, 5)
             .first()
             .and_then(|(id, _)| r.table().get(*id))
-            .map(|s| s.qualified_name.clone())
+            .map(|s| s.qualified_name.to_string())
     }
 
     #[test]

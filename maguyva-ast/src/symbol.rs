@@ -38,6 +38,23 @@ pub enum SymbolKind {
 }
 
 impl SymbolKind {
+    /// Every kind, in the order of their numbers in the index file.
+    pub const ALL: [SymbolKind; 13] = [
+        SymbolKind::Function,
+        SymbolKind::Method,
+        SymbolKind::Class,
+        SymbolKind::Struct,
+        SymbolKind::Enum,
+        SymbolKind::Interface,
+        SymbolKind::Trait,
+        SymbolKind::Type,
+        SymbolKind::Module,
+        SymbolKind::Constant,
+        SymbolKind::Macro,
+        SymbolKind::Property,
+        SymbolKind::Reexport,
+    ];
+
     /// The name used in query files, output and kind hints.
     pub fn name(self) -> &'static str {
         match self {
@@ -122,4 +139,57 @@ pub struct Symbol {
     pub doc: String,
     /// Index of the innermost enclosing symbol in the same file's list.
     pub container: Option<u32>,
+}
+
+/// One definition of a [`SymbolTable`](crate::SymbolTable), borrowed from
+/// the index file it is read from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SymbolRef<'a> {
+    /// The defined name (`bar` for `Foo::bar`).
+    pub name: &'a str,
+    /// The name with its containers (`Foo::bar`, `pkg.Class.method`).
+    pub qualified_name: &'a str,
+    /// What it defines.
+    pub kind: SymbolKind,
+    /// The file.
+    pub file: FileId,
+    /// The whole definition.
+    pub lines: LineSpan,
+    /// The line holding the name.
+    pub name_line: u32,
+    /// The line holding the name, trimmed: usually the signature.
+    pub signature: &'a str,
+    /// The documentation comment or docstring, markers removed; may be empty.
+    pub doc: &'a str,
+    /// The innermost enclosing symbol's id.
+    pub container: Option<u32>,
+}
+
+impl SymbolRef<'_> {
+    /// An owned copy.
+    pub fn to_symbol(&self) -> Symbol {
+        Symbol {
+            name: self.name.to_string(),
+            qualified_name: self.qualified_name.to_string(),
+            kind: self.kind,
+            file: self.file,
+            lines: self.lines,
+            name_line: self.name_line,
+            signature: self.signature.to_string(),
+            doc: self.doc.to_string(),
+            container: self.container,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kinds_are_numbered_in_declaration_order() {
+        for (i, k) in SymbolKind::ALL.iter().enumerate() {
+            assert_eq!(*k as usize, i);
+        }
+    }
 }

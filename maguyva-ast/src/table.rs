@@ -5,11 +5,12 @@
 
 use crate::error::{Error, Result};
 use crate::extract::FileOutline;
-use crate::symbol::Symbol;
-use maguyva_core::store::{self, FormatVersion};
+use crate::symbol::{SymbolKind, SymbolRef};
+use maguyva_core::store::FormatVersion;
 use maguyva_core::tokens::split_identifier;
-use maguyva_core::{Analyzer, FileId, SymbolId};
-use serde::{Deserialize, Serialize};
+use maguyva_core::{
+    Analyzer, Array, Bytes, FileId, LineSpan, SectionFile, SectionWriter, SymbolId,
+};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -17,8 +18,16 @@ use std::path::Path;
 pub const SYMBOLS_FILE: &str = "symbols.mgv";
 
 /// Symbol table format. Changelog: v1 initial; v2 adds the doc-summary
-/// word dictionary.
-pub const SYMBOLS_FORMAT: FormatVersion = FormatVersion { kind: *b"SYMB", current: 2, oldest: 2 };
+/// word dictionary; v3 sections read in place (fixed-width records and a
+/// string blob).
+pub const SYMBOLS_FORMAT: FormatVersion = FormatVersion { kind: *b"SYMB", current: 3, oldest: 3 };
+
+/// `u32`s per symbol record: kind, file, first line, last line, name line,
+/// container (`u32::MAX` for none).
+const RECORD: usize = 6;
+/// Strings per symbol: name, qualified name, signature, doc.
+const STRINGS: usize = 4;
+const NO_CONTAINER: u32 = u32::MAX;
 
 /// Words of a doc comment that count as its summary: the first sentences
 /// say what the code is; parameters and examples come later.
@@ -45,13 +54,11 @@ pub fn normalize(name: &str) -> String {
 }
 
 /// A dictionary from keys to lists of symbols.
-#[derive(Clone, Default, Serialize, Deserialize)]
+#[derive(Clone)]
 struct Postings {
-    fst: Vec<u8>,
-    offsets: Vec<u32>,
-    ids: Vec<u32>,
-    #[serde(skip)]
-    map: Option<fst::Map<Vec<u8>>>,
+    map: fst::Map<Bytes>,
+    offsets: Array<u32>,
+    ids: Array<u32>,
 }
 
 impl Postings {
@@ -65,25 +72,37 @@ impl Postings {
             ids.extend(list);
         }
         offsets.push(ids.len() as u32);
-        let mut p = Postings { fst: builder.into_inner()?, offsets, ids, map: None };
-        p.open()?;
-        Ok(p)
+        Postings::assemble(Bytes::from_vec(builder.into_inner()?), offsets.into(), ids.into())
     }
 
-    fn open(&mut self) -> Result<()> {
-        let map = fst::Map::new(self.fst.clone())?;
-        if self.offsets.len() != map.len() + 1
-            || self.offsets.windows(2).any(|w| w[0] > w[1])
-            || self.offsets.last().is_some_and(|&o| o as usize != self.ids.len())
+    fn assemble(fst: Bytes, offsets: Array<u32>, ids: Array<u32>) -> Result<Postings> {
+        let map = fst::Map::new(fst)?;
+        if offsets.len() != map.len() + 1
+            || offsets.windows(2).any(|w| w[0] > w[1])
+            || offsets.last().is_some_and(|&o| o as usize != ids.len())
         {
             return Err(Error::Parse("damaged symbol dictionary".into()));
         }
-        self.map = Some(map);
+        Ok(Postings { map, offsets, ids })
+    }
+
+    fn write(&self, w: &mut SectionWriter, prefix: &str) -> maguyva_core::Result<()> {
+        w.bytes(&format!("{prefix}.fst"), self.map.as_fst().as_bytes())?
+            .array(&format!("{prefix}.offs"), &self.offsets)?
+            .array(&format!("{prefix}.ids"), &self.ids)?;
         Ok(())
     }
 
+    fn open(file: &SectionFile, prefix: &str) -> Result<Postings> {
+        Postings::assemble(
+            file.bytes(&format!("{prefix}.fst"))?,
+            file.array(&format!("{prefix}.offs"))?,
+            file.array(&format!("{prefix}.ids"))?,
+        )
+    }
+
     fn get(&self, key: &str) -> &[u32] {
-        let Some(i) = self.map.as_ref().and_then(|m| m.get(key)) else { return &[] };
+        let Some(i) = self.map.get(key) else { return &[] };
         let i = i as usize;
         match (self.offsets.get(i), self.offsets.get(i + 1)) {
             (Some(&a), Some(&b)) => self.ids.get(a as usize..b as usize).unwrap_or(&[]),
@@ -92,12 +111,18 @@ impl Postings {
     }
 }
 
-/// Every definition of a corpus, by [`SymbolId`], in file then source order.
-#[derive(Clone, Default, Serialize, Deserialize)]
+/// Every definition of a corpus, by [`SymbolId`], in file then source order,
+/// read in place from the index file.
+#[derive(Clone)]
 pub struct SymbolTable {
-    symbols: Vec<Symbol>,
+    /// [`RECORD`] numbers per symbol.
+    records: Array<u32>,
+    /// `text_offsets[i]..text_offsets[i + 1]` is string `i` in `texts`;
+    /// symbol `s` has strings `STRINGS * s ..`.
+    text_offsets: Array<u32>,
+    texts: Bytes,
     /// `first[f]..first[f + 1]` are the symbols of file `f`.
-    first: Vec<u32>,
+    first: Array<u32>,
     names: Postings,
     words: Postings,
     /// Analyzed words of each doc comment's summary.
@@ -107,7 +132,7 @@ pub struct SymbolTable {
 
 impl std::fmt::Debug for SymbolTable {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SymbolTable").field("symbols", &self.symbols.len()).finish()
+        f.debug_struct("SymbolTable").field("symbols", &self.len()).finish()
     }
 }
 
@@ -152,9 +177,31 @@ impl SymbolTable {
                 doc_words.entry(w).or_default().push(id);
             }
         }
+        let mut records = Vec::with_capacity(symbols.len() * RECORD);
+        let mut text_offsets = Vec::with_capacity(symbols.len() * STRINGS + 1);
+        let mut texts = Vec::new();
+        text_offsets.push(0u32);
+        for s in &symbols {
+            records.extend([
+                s.kind as u32,
+                s.file.0,
+                s.lines.start(),
+                s.lines.end(),
+                s.name_line,
+                s.container.unwrap_or(NO_CONTAINER),
+            ]);
+            for text in [&s.name, &s.qualified_name, &s.signature, &s.doc] {
+                texts.extend_from_slice(text.as_bytes());
+                let end = u32::try_from(texts.len())
+                    .map_err(|_| Error::Parse("symbol strings exceed 4 GiB".into()))?;
+                text_offsets.push(end);
+            }
+        }
         Ok(SymbolTable {
-            symbols,
-            first,
+            records: records.into(),
+            text_offsets: text_offsets.into(),
+            texts: Bytes::from_vec(texts),
+            first: first.into(),
             names: Postings::build(names)?,
             words: Postings::build(words)?,
             doc_words: Postings::build(doc_words)?,
@@ -164,31 +211,53 @@ impl SymbolTable {
 
     /// Number of symbols.
     pub fn len(&self) -> usize {
-        self.symbols.len()
+        self.records.len() / RECORD
     }
 
     /// Whether there are none.
     pub fn is_empty(&self) -> bool {
-        self.symbols.is_empty()
+        self.len() == 0
+    }
+
+    fn text(&self, i: usize) -> &str {
+        let bytes = match (self.text_offsets.get(i), self.text_offsets.get(i + 1)) {
+            (Some(&a), Some(&b)) => self.texts.get(a as usize..b as usize).unwrap_or_default(),
+            _ => &[],
+        };
+        // Written from strings and covered by a checksum.
+        std::str::from_utf8(bytes).unwrap_or("")
     }
 
     /// The symbol with id `id`.
-    pub fn get(&self, id: SymbolId) -> Option<&Symbol> {
-        self.symbols.get(id.index())
+    pub fn get(&self, id: SymbolId) -> Option<SymbolRef<'_>> {
+        let i = id.index();
+        let r = self.records.get(i * RECORD..(i + 1) * RECORD)?;
+        let s = i * STRINGS;
+        Some(SymbolRef {
+            name: self.text(s),
+            qualified_name: self.text(s + 1),
+            kind: SymbolKind::ALL.get(r[0] as usize).copied().unwrap_or(SymbolKind::Function),
+            file: FileId(r[1]),
+            lines: LineSpan::new(r[2], r[3]),
+            name_line: r[4],
+            signature: self.text(s + 2),
+            doc: self.text(s + 3),
+            container: (r[5] != NO_CONTAINER).then_some(r[5]),
+        })
     }
 
     /// Every symbol with its id.
-    pub fn iter(&self) -> impl Iterator<Item = (SymbolId, &Symbol)> {
-        self.symbols.iter().enumerate().map(|(i, s)| (SymbolId(i as u32), s))
+    pub fn iter(&self) -> impl Iterator<Item = (SymbolId, SymbolRef<'_>)> {
+        (0..self.len() as u32).filter_map(|i| self.get(SymbolId(i)).map(|s| (SymbolId(i), s)))
     }
 
     /// The symbols of one file.
-    pub fn of_file(&self, file: FileId) -> impl Iterator<Item = (SymbolId, &Symbol)> {
+    pub fn of_file(&self, file: FileId) -> impl Iterator<Item = (SymbolId, SymbolRef<'_>)> {
         let (a, b) = match (self.first.get(file.index()), self.first.get(file.index() + 1)) {
-            (Some(&a), Some(&b)) => (a as usize, b as usize),
+            (Some(&a), Some(&b)) => (a, b),
             _ => (0, 0),
         };
-        (a..b).filter_map(|i| self.symbols.get(i).map(|s| (SymbolId(i as u32), s)))
+        (a..b).filter_map(|i| self.get(SymbolId(i)).map(|s| (SymbolId(i), s)))
     }
 
     /// Symbols whose normalized name equals `key` (already normalized).
@@ -213,30 +282,56 @@ impl SymbolTable {
 
     /// Writes the table into a generation folder.
     pub fn save(&self, gen_dir: &Path) -> Result<()> {
-        Ok(store::save(&gen_dir.join(SYMBOLS_FILE), SYMBOLS_FORMAT, "symbol table", self)?)
+        let mut w = SectionWriter::new(SYMBOLS_FORMAT);
+        w.encoded("analyzer", "symbol table", &self.analyzer)?
+            .array("records", &self.records)?
+            .array("str.offs", &self.text_offsets)?
+            .bytes("strings", &self.texts)?
+            .array("first", &self.first)?;
+        self.names.write(&mut w, "nm")?;
+        self.words.write(&mut w, "wd")?;
+        self.doc_words.write(&mut w, "dc")?;
+        Ok(w.write(&gen_dir.join(SYMBOLS_FILE))?)
     }
 
-    /// Reads the table of a generation folder, checked against the file count.
+    /// Opens the table of a generation folder, in place, checked against
+    /// the file count.
     pub fn load(gen_dir: &Path, files: usize) -> Result<SymbolTable> {
         let path = gen_dir.join(SYMBOLS_FILE);
-        let mut t: SymbolTable = store::load(&path, SYMBOLS_FORMAT)?;
+        let file = SectionFile::open(&path, SYMBOLS_FORMAT)?;
         let corrupt = |why: &str| Error::Core(maguyva_core::Error::corrupt(&path, why));
-        t.names.open().map_err(|_| corrupt("damaged name dictionary"))?;
-        t.words.open().map_err(|_| corrupt("damaged word dictionary"))?;
-        t.doc_words.open().map_err(|_| corrupt("damaged doc word dictionary"))?;
-        let n = t.symbols.len();
-        let consistent = t.first.len() == files + 1
+        let postings = |prefix: &str, what: &str| {
+            Postings::open(&file, prefix).map_err(|_| corrupt(&format!("damaged {what}")))
+        };
+        let t = SymbolTable {
+            records: file.array("records")?,
+            text_offsets: file.array("str.offs")?,
+            texts: file.bytes("strings")?,
+            first: file.array("first")?,
+            names: postings("nm", "name dictionary")?,
+            words: postings("wd", "word dictionary")?,
+            doc_words: postings("dc", "doc word dictionary")?,
+            analyzer: file.decode("analyzer")?,
+        };
+        let n = t.len();
+        let consistent = t.records.len() == n * RECORD
+            && t.text_offsets.len() == n * STRINGS + 1
+            && t.text_offsets.windows(2).all(|w| w[0] <= w[1])
+            && t.text_offsets.last().is_some_and(|&l| l as usize == t.texts.len())
+            && t.first.len() == files + 1
             && t.first.windows(2).all(|w| w[0] <= w[1])
             && t.first.last().is_some_and(|&l| l as usize == n)
             && t.names
                 .ids
                 .iter()
-                .chain(&t.words.ids)
-                .chain(&t.doc_words.ids)
+                .chain(&*t.words.ids)
+                .chain(&*t.doc_words.ids)
                 .all(|&i| (i as usize) < n)
-            && t.symbols
-                .iter()
-                .all(|s| s.container.is_none_or(|c| (c as usize) < n) && s.file.index() < files);
+            && t.records.chunks_exact(RECORD).all(|r| {
+                (r[0] as usize) < SymbolKind::ALL.len()
+                    && (r[1] as usize) < files
+                    && (r[5] == NO_CONTAINER || (r[5] as usize) < n)
+            });
         if !consistent {
             return Err(corrupt("symbols do not match the files"));
         }

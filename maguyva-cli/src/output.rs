@@ -2,7 +2,7 @@
 //! and the few lines of the fragment that best match the query, with colour
 //! only on a terminal.
 
-use crate::engine::{BuildReport, SearchResponse, SearchResult};
+use crate::engine::{BuildReport, SearchResponse, SearchResult, VerifyReport};
 use maguyva_core::MatchMode;
 use maguyva_core::tokens::{for_each_token, words};
 use std::collections::{BTreeMap, HashSet};
@@ -268,17 +268,17 @@ pub struct SymbolRow {
 
 impl SymbolRow {
     /// The row of a symbol found in `path`.
-    pub fn new(path: String, s: &maguyva_ast::Symbol) -> SymbolRow {
+    pub fn new(path: String, s: maguyva_ast::SymbolRef<'_>) -> SymbolRow {
         SymbolRow {
             path,
-            name: s.name.clone(),
-            qualified_name: s.qualified_name.clone(),
+            name: s.name.to_string(),
+            qualified_name: s.qualified_name.to_string(),
             kind: s.kind.name().to_string(),
             start_line: s.lines.start(),
             end_line: s.lines.end(),
             name_line: s.name_line,
-            signature: s.signature.clone(),
-            doc: s.doc.clone(),
+            signature: s.signature.to_string(),
+            doc: s.doc.to_string(),
         }
     }
 }
@@ -385,6 +385,21 @@ pub fn human_bytes(bytes: u64) -> String {
         unit += 1;
     }
     if unit == 0 { format!("{bytes} B") } else { format!("{v:.1} {}", UNITS[unit]) }
+}
+
+/// `verified N files (S sections, B bytes) in GENERATION: ok`, then a line a file.
+pub fn render_verify(report: &VerifyReport) -> String {
+    let sections: usize = report.files.iter().map(|f| f.sections).sum();
+    let bytes: u64 = report.files.iter().map(|f| f.bytes).sum();
+    let mut out = format!(
+        "verified {} files ({sections} sections, {bytes} bytes) in {}: ok\n",
+        report.files.len(),
+        report.generation
+    );
+    for f in &report.files {
+        let _ = writeln!(out, "  {:<16} {:>12} bytes  {:>3} sections", f.name, f.bytes, f.sections);
+    }
+    out
 }
 
 #[cfg(test)]

@@ -10,8 +10,8 @@ use crate::resolve::ModuleIndex;
 use crate::resolve::dir_of;
 use crate::rust::RustCrates;
 use maguyva_core::ImportKind;
-use maguyva_core::store::{self, FormatVersion};
-use maguyva_core::{FileId, Language};
+use maguyva_core::store::FormatVersion;
+use maguyva_core::{Array, FileId, Language, SectionFile, SectionWriter};
 use petgraph::Direction;
 use petgraph::graph::{DiGraph, NodeIndex};
 use serde::{Deserialize, Serialize};
@@ -22,8 +22,9 @@ use std::path::Path;
 pub const GRAPH_FILE: &str = "graph.mgv";
 
 /// Graph format. Changelog: v1 initial; v2 files carry their declared
-/// package; v3 module roots.
-pub const GRAPH_FORMAT: FormatVersion = FormatVersion { kind: *b"GRPH", current: 3, oldest: 3 };
+/// package; v3 module roots; v4 sections: each file's centrality read in
+/// place, and the graph, decoded only when a query needs it.
+pub const GRAPH_FORMAT: FormatVersion = FormatVersion { kind: *b"GRPH", current: 4, oldest: 4 };
 
 /// A declared package larger than this does not make its files visible to
 /// each other by name alone (the cost grows with its square).
@@ -731,22 +732,54 @@ impl CallGraph {
 
     /// Writes the graph into a generation folder.
     pub fn save(&self, gen_dir: &Path) -> Result<()> {
-        Ok(store::save(&gen_dir.join(GRAPH_FILE), GRAPH_FORMAT, "graph", &self.s)?)
+        let mut w = SectionWriter::new(GRAPH_FORMAT);
+        w.array("central", &self.file_centrality())?.encoded("graph", "graph", &self.s)?;
+        Ok(w.write(&gen_dir.join(GRAPH_FILE))?)
+    }
+
+    /// The centrality of every file, by file id.
+    pub fn file_centrality(&self) -> Vec<f32> {
+        (0..self.file_count() as u32).map(|f| self.centrality(self.file_node(FileId(f)))).collect()
+    }
+
+    /// Opens the graph file of a generation folder: the centrality of each
+    /// file is read in place, the graph itself only by [`CallGraph::read`].
+    pub fn open_file(gen_dir: &Path) -> Result<SectionFile> {
+        Ok(SectionFile::open(&gen_dir.join(GRAPH_FILE), GRAPH_FORMAT)?)
+    }
+
+    /// The centrality of every file in an opened graph file, checked against
+    /// the number of files.
+    pub fn read_file_centrality(file: &SectionFile, files: usize) -> Result<Array<f32>> {
+        let central: Array<f32> = file.array("central")?;
+        if central.len() != files {
+            return Err(Error::Core(maguyva_core::Error::corrupt(
+                file.path(),
+                "the graph does not match the index",
+            )));
+        }
+        Ok(central)
     }
 
     /// Reads the graph of a generation folder, checked against the counts
     /// of files and definitions it must describe.
     pub fn load(gen_dir: &Path, files: usize, definitions: usize) -> Result<CallGraph> {
-        let path = gen_dir.join(GRAPH_FILE);
-        let s: Stored = store::load(&path, GRAPH_FORMAT)?;
+        CallGraph::read(&CallGraph::open_file(gen_dir)?, files, definitions)
+    }
+
+    /// Decodes the graph of an opened graph file, checked against the counts
+    /// of files and definitions it must describe.
+    pub fn read(file: &SectionFile, files: usize, definitions: usize) -> Result<CallGraph> {
+        let path = file.path();
+        let s: Stored = file.decode("graph")?;
         if s.files.len() != files || s.defs.len() != definitions {
             return Err(Error::Core(maguyva_core::Error::corrupt(
-                &path,
+                path,
                 "the graph does not match the index",
             )));
         }
         CallGraph::from_stored(s)
-            .map_err(|_| Error::Core(maguyva_core::Error::corrupt(&path, "an edge names no node")))
+            .map_err(|_| Error::Core(maguyva_core::Error::corrupt(path, "an edge names no node")))
     }
 }
 

@@ -1,6 +1,10 @@
 //! The vector index: one packed binary code per fragment, searched by exact
-//! Hamming scan or, above a size threshold, by HNSW; int8 copies of
-//! full-precision vectors to rescore the best candidates. Format:
+//! Hamming scan or, from a size threshold up, by HNSW. Full-precision
+//! vectors are centred on the corpus mean and packed as a random projection
+//! (four sign bits per dimension), and int8 copies of them rescore the best
+//! candidates; codes a provider returns already packed (Voyage) are stored
+//! as given and ranked by Hamming distance alone. Vectors of fragments whose
+//! text is unchanged are reused from the previous index. Format:
 //! `doc/format/semantic.md`.
 
 use crate::embed::{CorpusModel, Embedder, Role, Vectors};
@@ -8,7 +12,8 @@ use crate::error::{Error, Result};
 use crate::hnsw::{EF_SEARCH, HnswIndex};
 use crate::pack::{Projection, cosine_int8, mean, pack, to_int8, words_for};
 use crate::scan;
-use maguyva_core::store::{self, FormatVersion};
+use maguyva_core::store::FormatVersion;
+use maguyva_core::{Array, SectionFile, SectionWriter};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -21,8 +26,9 @@ pub const SEMANTIC_FILE: &str = "semantic.mgv";
 const HNSW_BASENAME: &str = "semantic";
 
 /// Semantic index format. Changelog: v1 initial; v2 codes of full-precision
-/// vectors are a random projection (`projected_bits`).
-pub const SEMANTIC_FORMAT: FormatVersion = FormatVersion { kind: *b"SEMA", current: 2, oldest: 2 };
+/// vectors are a random projection (`projected_bits`); v3 sections read in
+/// place.
+pub const SEMANTIC_FORMAT: FormatVersion = FormatVersion { kind: *b"SEMA", current: 3, oldest: 3 };
 
 /// Below this many vectors the exact scan is used; at and above it, HNSW.
 /// Set from the criterion benchmark `benches/benches/semantic.rs`: the scan
@@ -68,24 +74,37 @@ struct HnswFiles {
     data_crc: u32,
 }
 
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+/// What the index holds; the arrays are read in place from the index file.
+#[derive(Debug, Clone, Default)]
 struct Stored {
     identity: String,
     bits: usize,
     words: usize,
-    center: Vec<f32>,
-    codes: Vec<u64>,
+    center: Array<f32>,
+    codes: Array<u64>,
     /// Dimensions of the int8 vectors (0 when the provider gives only bits).
     dense_dim: usize,
-    scales: Vec<f32>,
-    int8: Vec<i8>,
+    scales: Array<f32>,
+    int8: Array<i8>,
     /// xxh3 of each document's text, to reuse vectors of unchanged fragments.
-    hashes: Vec<u64>,
+    hashes: Array<u64>,
     corpus: Option<Arc<CorpusModel>>,
     hnsw: Option<HnswFiles>,
     /// Bits of the random projection that made the codes (0: one sign bit
     /// per dimension).
     projected_bits: usize,
+}
+
+/// The fixed-size part of [`Stored`], kept as the `meta` section.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct Meta {
+    identity: String,
+    bits: u64,
+    words: u64,
+    dense_dim: u64,
+    projected_bits: u64,
+    corpus: bool,
+    hnsw: Option<HnswFiles>,
 }
 
 /// Builds a [`VectorIndex`].
@@ -137,7 +156,7 @@ impl VectorIndexBuilder {
     ) -> Result<(VectorIndex, EmbedStats)> {
         let (model, dense) =
             CorpusModel::train_with_vectors(documents, dim, maguyva_core::Analyzer::default())?;
-        let hashes =
+        let hashes: Array<u64> =
             documents.iter().map(|d| xxhash_rust::xxh3::xxh3_64(d.as_ref().as_bytes())).collect();
         let mut s = Stored { identity: model.identity(), hashes, ..Stored::default() };
         fill_dense(&mut s, model.dimension(), &dense);
@@ -189,13 +208,13 @@ impl VectorIndexBuilder {
         let n = documents.len();
         let binary = matches!(fresh, Some(Vectors::Binary { .. }))
             || (fresh.is_none() && previous.is_some_and(|p| p.s.dense_dim == 0));
-        let mut s = Stored { identity, hashes, ..Stored::default() };
+        let mut s = Stored { identity, hashes: hashes.into(), ..Stored::default() };
         if binary {
             let bits = embedder.dimension();
             let w = words_for(bits);
             s.bits = bits;
             s.words = w;
-            s.codes = vec![0; n * w];
+            let mut codes = vec![0; n * w];
             for i in 0..n {
                 let code: &[u64] = match (from_fresh.get(&i), &fresh) {
                     (Some(&j), Some(Vectors::Binary { words, .. })) => &words[j * w..(j + 1) * w],
@@ -207,8 +226,9 @@ impl VectorIndexBuilder {
                 if code.len() != w {
                     return Err(Error::Dimension { expected: w, found: code.len() });
                 }
-                s.codes[i * w..(i + 1) * w].copy_from_slice(code);
+                codes[i * w..(i + 1) * w].copy_from_slice(code);
             }
+            s.codes = codes.into();
         } else {
             let dim = embedder.dimension();
             let mut dense = vec![0f32; n * dim];
@@ -250,23 +270,27 @@ fn fill_dense(s: &mut Stored, dim: usize, dense: &[f32]) {
     s.bits = projection.bits();
     s.words = words_for(s.bits);
     s.dense_dim = dim;
-    s.center = mean(dense, dim);
+    let center = mean(dense, dim);
     let rows: Vec<(Vec<u64>, f32, Vec<i8>)> = dense
         .par_chunks_exact(dim.max(1))
         .map(|row| {
             let (scale, q) = to_int8(row);
-            (projection.pack(row, &s.center), scale, q)
+            (projection.pack(row, &center), scale, q)
         })
         .collect();
     let n = rows.len();
-    s.codes = Vec::with_capacity(n * s.words);
-    s.scales = Vec::with_capacity(n);
-    s.int8 = Vec::with_capacity(n * dim);
+    let mut codes = Vec::with_capacity(n * s.words);
+    let mut scales = Vec::with_capacity(n);
+    let mut int8 = Vec::with_capacity(n * dim);
     for (code, scale, q) in rows {
-        s.codes.extend(code);
-        s.scales.push(scale);
-        s.int8.extend(q);
+        codes.extend(code);
+        scales.push(scale);
+        int8.extend(q);
     }
+    s.center = center.into();
+    s.codes = codes.into();
+    s.scales = scales.into();
+    s.int8 = int8.into();
 }
 
 impl VectorIndex {
@@ -297,7 +321,8 @@ impl VectorIndex {
     }
 
     /// The best `k` vectors for a query vector, as `(index, score)`, best
-    /// first; scores are cosines after rescoring, else `1 - hamming / bits`.
+    /// first; scores are cosines when rescored or at full precision, else
+    /// `1 - hamming / bits`.
     pub fn search(
         &self,
         query: &Vectors,
@@ -398,7 +423,8 @@ impl VectorIndex {
 
     /// Writes the index (and its HNSW graph) into a generation folder.
     pub fn save(&self, gen_dir: &Path) -> Result<()> {
-        let mut s = self.s.clone();
+        let s = &self.s;
+        let mut hnsw = None;
         if let Some(h) = &self.hnsw {
             h.dump(gen_dir, HNSW_BASENAME)?;
             let crc = |ext: &str| -> Result<u32> {
@@ -407,17 +433,57 @@ impl VectorIndex {
                     &std::fs::read(&p).map_err(|e| maguyva_core::Error::io("reading", &p, e))?,
                 ))
             };
-            s.hnsw = Some(HnswFiles { graph_crc: crc("graph")?, data_crc: crc("data")? });
+            hnsw = Some(HnswFiles { graph_crc: crc("graph")?, data_crc: crc("data")? });
         }
-        Ok(store::save(&gen_dir.join(SEMANTIC_FILE), SEMANTIC_FORMAT, "semantic index", &s)?)
+        let meta = Meta {
+            identity: s.identity.clone(),
+            bits: s.bits as u64,
+            words: s.words as u64,
+            dense_dim: s.dense_dim as u64,
+            projected_bits: s.projected_bits as u64,
+            corpus: s.corpus.is_some(),
+            hnsw,
+        };
+        let mut w = SectionWriter::new(SEMANTIC_FORMAT);
+        w.encoded("meta", "semantic index", &meta)?
+            .array("center", &s.center)?
+            .array("codes", &s.codes)?
+            .array("scales", &s.scales)?
+            .array("int8", &s.int8)?
+            .array("hashes", &s.hashes)?;
+        if let Some(model) = &s.corpus {
+            model.write(&mut w)?;
+        }
+        Ok(w.write(&gen_dir.join(SEMANTIC_FILE))?)
     }
 
-    /// Reads the index of a generation folder, checked against the number
-    /// of fragments it must describe.
+    /// Opens the index of a generation folder, in place, and checks it
+    /// against the number of fragments it must describe.
     pub fn load(gen_dir: &Path, fragments: usize) -> Result<VectorIndex> {
         let path = gen_dir.join(SEMANTIC_FILE);
-        let mut s: Stored = store::load(&path, SEMANTIC_FORMAT)?;
+        let file = SectionFile::open(&path, SEMANTIC_FORMAT)?;
         let corrupt = |why: &str| Error::Core(maguyva_core::Error::corrupt(&path, why));
+        let meta: Meta = file.decode("meta")?;
+        let corpus = match meta.corpus {
+            true => Some(Arc::new(
+                CorpusModel::open(&file).map_err(|_| corrupt("damaged corpus model"))?,
+            )),
+            false => None,
+        };
+        let s = Stored {
+            identity: meta.identity,
+            bits: meta.bits as usize,
+            words: meta.words as usize,
+            center: file.array("center")?,
+            codes: file.array("codes")?,
+            dense_dim: meta.dense_dim as usize,
+            scales: file.array("scales")?,
+            int8: file.array("int8")?,
+            hashes: file.array("hashes")?,
+            corpus,
+            hnsw: meta.hnsw,
+            projected_bits: meta.projected_bits as usize,
+        };
         let n = s.hashes.len();
         let consistent = n == fragments
             && s.words == words_for(s.bits)
@@ -429,13 +495,6 @@ impl VectorIndex {
                     && s.center.len() == s.dense_dim));
         if !consistent {
             return Err(corrupt("vectors do not match the fragments"));
-        }
-        if let Some(model) = &mut s.corpus {
-            // Just decoded, so not shared yet.
-            Arc::get_mut(model)
-                .ok_or_else(|| corrupt("corpus model shared while loading"))?
-                .open()
-                .map_err(|_| corrupt("damaged corpus model"))?;
         }
         let hnsw = match &s.hnsw {
             None => None,

@@ -4,8 +4,7 @@
 
 use crate::error::{Error, Result};
 use crate::varint;
-use maguyva_core::Analyzer;
-use maguyva_core::ChunkId;
+use maguyva_core::{Analyzer, Array, Bytes, ChunkId, SectionFile, SectionWriter};
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
@@ -31,21 +30,47 @@ impl Default for Bm25Params {
     }
 }
 
-/// The stored form of a [`Bm25Index`].
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+/// The stored form of a [`Bm25Index`], read in place from the index file.
+#[derive(Debug, Clone, Default)]
 pub(crate) struct Bm25Parts {
     analyzer: Analyzer,
-    terms: Vec<u8>,
-    offsets: Vec<u64>,
-    df: Vec<u32>,
-    blob: Vec<u8>,
-    doc_len: Vec<u32>,
+    terms: Bytes,
+    offsets: Array<u64>,
+    df: Array<u32>,
+    blob: Bytes,
+    doc_len: Array<u32>,
+}
+
+impl Bm25Parts {
+    /// Adds the parts to a file being written, as sections named
+    /// `{prefix}.meta`, `.terms`, `.offs`, `.df`, `.blob` and `.dlen`.
+    pub(crate) fn write(&self, w: &mut SectionWriter, prefix: &str) -> maguyva_core::Result<()> {
+        w.encoded(&format!("{prefix}.meta"), "analyzer", &self.analyzer)?
+            .bytes(&format!("{prefix}.terms"), &self.terms)?
+            .array(&format!("{prefix}.offs"), &self.offsets)?
+            .array(&format!("{prefix}.df"), &self.df)?
+            .bytes(&format!("{prefix}.blob"), &self.blob)?
+            .array(&format!("{prefix}.dlen"), &self.doc_len)?;
+        Ok(())
+    }
+
+    /// The parts written by [`Bm25Parts::write`] with `prefix`.
+    pub(crate) fn open(file: &SectionFile, prefix: &str) -> maguyva_core::Result<Bm25Parts> {
+        Ok(Bm25Parts {
+            analyzer: file.decode(&format!("{prefix}.meta"))?,
+            terms: file.bytes(&format!("{prefix}.terms"))?,
+            offsets: file.array(&format!("{prefix}.offs"))?,
+            df: file.array(&format!("{prefix}.df"))?,
+            blob: file.bytes(&format!("{prefix}.blob"))?,
+            doc_len: file.array(&format!("{prefix}.dlen"))?,
+        })
+    }
 }
 
 /// An inverted index of fragments for BM25 ranking.
 #[derive(Clone)]
 pub struct Bm25Index {
-    terms: fst::Map<Vec<u8>>,
+    terms: fst::Map<Bytes>,
     parts: Bm25Parts,
     avg_len: f32,
 }
@@ -133,8 +158,14 @@ impl Bm25Index {
             }
         }
         offsets.push(blob.len() as u64);
-        let parts =
-            Bm25Parts { analyzer, terms: builder.into_inner()?, offsets, df, blob, doc_len };
+        let parts = Bm25Parts {
+            analyzer,
+            terms: Bytes::from_vec(builder.into_inner()?),
+            offsets: offsets.into(),
+            df: df.into(),
+            blob: Bytes::from_vec(blob),
+            doc_len: doc_len.into(),
+        };
         Bm25Index::from_parts(parts)
     }
 

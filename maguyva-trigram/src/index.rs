@@ -6,11 +6,10 @@ use crate::error::{Error, Result};
 use crate::plan::{TrigramQuery, plan};
 use crate::postings::TrigramPostings;
 use crate::trigram;
-use maguyva_core::Analyzer;
-use maguyva_core::store::{self, FormatVersion};
+use maguyva_core::store::FormatVersion;
 use maguyva_core::{
-    ChunkId, ContentStore, FileId, FileRole, FragmentTable, Hit, LineSpan, MatchMode, Modality,
-    Query, Retriever, file_stem, sort_hits,
+    Analyzer, Array, ChunkId, ContentStore, FileId, FileRole, FragmentTable, Hit, LineSpan,
+    MatchMode, Modality, Query, Retriever, SectionFile, SectionWriter, file_stem, sort_hits,
 };
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -22,8 +21,9 @@ pub const TEXT_FILE: &str = "text.mgv";
 
 /// Text index format. Changelog: v1 initial (trigram postings, BM25 with an fst
 /// term dictionary); v2 stored analyzer and a BM25 field over file paths; v3
-/// a BM25 field over file names and each file's role.
-pub const TEXT_FORMAT: FormatVersion = FormatVersion { kind: *b"TEXT", current: 3, oldest: 3 };
+/// a BM25 field over file names and each file's role; v4 sections read in
+/// place.
+pub const TEXT_FORMAT: FormatVersion = FormatVersion { kind: *b"TEXT", current: 4, oldest: 4 };
 
 /// How much a match in the file's path counts against a match in the
 /// fragment's text; set by measurement on the development benchmark.
@@ -127,16 +127,7 @@ pub struct TextIndex {
     bm25: Bm25Index,
     paths: Bm25Index,
     names: Bm25Index,
-    roles: Vec<u8>,
-}
-
-#[derive(Serialize, Deserialize)]
-struct Stored {
-    trigrams: TrigramPostings,
-    bm25: Bm25Parts,
-    paths: Bm25Parts,
-    names: Bm25Parts,
-    roles: Vec<u8>,
+    roles: Array<u8>,
 }
 
 impl TextIndex {
@@ -152,44 +143,45 @@ impl TextIndex {
 
     /// Writes the index into a generation folder.
     pub fn save(&self, gen_dir: &Path) -> Result<()> {
-        let stored = StoredRef {
-            trigrams: &self.trigrams,
-            bm25: self.bm25.parts(),
-            paths: self.paths.parts(),
-            names: self.names.parts(),
-            roles: &self.roles,
-        };
-        Ok(store::save(&gen_dir.join(TEXT_FILE), TEXT_FORMAT, "text index", &stored)?)
+        let mut w = SectionWriter::new(TEXT_FORMAT);
+        self.trigrams.write(&mut w)?;
+        self.bm25.parts().write(&mut w, "b")?;
+        self.paths.parts().write(&mut w, "p")?;
+        self.names.parts().write(&mut w, "n")?;
+        w.array("roles", &self.roles)?;
+        Ok(w.write(&gen_dir.join(TEXT_FILE))?)
     }
 
-    /// Reads the index of a generation folder and checks it against the
-    /// corpus it must describe.
+    /// Opens the index of a generation folder, in place, and checks it
+    /// against the corpus it must describe.
     pub fn load(gen_dir: &Path, files: usize, fragments: usize) -> Result<TextIndex> {
         let path = gen_dir.join(TEXT_FILE);
-        let stored: Stored = store::load(&path, TEXT_FORMAT)?;
+        let file = SectionFile::open(&path, TEXT_FORMAT)?;
         let corrupt = |why: &str| Error::Core(maguyva_core::Error::corrupt(&path, why));
-        if !stored.trigrams.is_consistent() || stored.trigrams.file_count() as usize != files {
+        let trigrams = TrigramPostings::open(&file, files as u32)?;
+        if !trigrams.is_consistent() {
             return Err(corrupt("trigram postings do not match the manifest"));
         }
-        let bm25 =
-            Bm25Index::from_parts(stored.bm25).map_err(|_| corrupt("damaged term dictionary"))?;
+        let bm25 = Bm25Index::from_parts(Bm25Parts::open(&file, "b")?)
+            .map_err(|_| corrupt("damaged term dictionary"))?;
         if bm25.document_count() != fragments {
             return Err(corrupt("BM25 documents do not match the fragments"));
         }
-        let paths =
-            Bm25Index::from_parts(stored.paths).map_err(|_| corrupt("damaged path field"))?;
+        let paths = Bm25Index::from_parts(Bm25Parts::open(&file, "p")?)
+            .map_err(|_| corrupt("damaged path field"))?;
         if paths.document_count() != files {
             return Err(corrupt("path field does not match the files"));
         }
-        let names =
-            Bm25Index::from_parts(stored.names).map_err(|_| corrupt("damaged file-name field"))?;
+        let names = Bm25Index::from_parts(Bm25Parts::open(&file, "n")?)
+            .map_err(|_| corrupt("damaged file-name field"))?;
+        let roles: Array<u8> = file.array("roles")?;
         if names.document_count() != files
-            || stored.roles.len() != files
-            || stored.roles.iter().any(|&r| FileRole::from_byte(r).is_none())
+            || roles.len() != files
+            || roles.iter().any(|&r| FileRole::from_byte(r).is_none())
         {
             return Err(corrupt("file names or roles do not match the files"));
         }
-        Ok(TextIndex { trigrams: stored.trigrams, bm25, paths, names, roles: stored.roles })
+        Ok(TextIndex { trigrams, bm25, paths, names, roles })
     }
 
     /// The files whose text may contain `literal`, by its trigrams alone
@@ -391,15 +383,6 @@ impl TextIndex {
             })
             .collect()
     }
-}
-
-#[derive(Serialize)]
-struct StoredRef<'a> {
-    trigrams: &'a TrigramPostings,
-    bm25: &'a Bm25Parts,
-    paths: &'a Bm25Parts,
-    names: &'a Bm25Parts,
-    roles: &'a [u8],
 }
 
 impl TrigramQuery {

@@ -4,18 +4,18 @@
 
 use crate::plan::TrigramQuery;
 use crate::trigram;
+use maguyva_core::{Array, Bytes, SectionFile, SectionWriter};
 use rayon::prelude::*;
 use roaring::RoaringBitmap;
-use serde::{Deserialize, Serialize};
 
-/// Trigram → files postings.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+/// Trigram → files postings, read in place from the index file.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TrigramPostings {
     /// Sorted distinct trigrams.
-    keys: Vec<u32>,
+    keys: Array<u32>,
     /// `offsets[i]..offsets[i + 1]` is the bitmap of `keys[i]` in `blob`.
-    offsets: Vec<u32>,
-    blob: Vec<u8>,
+    offsets: Array<u32>,
+    blob: Bytes,
     files: u32,
 }
 
@@ -46,7 +46,31 @@ impl TrigramPostings {
             let _ = bitmap.serialize_into(&mut blob);
         }
         offsets.push(blob.len() as u32);
-        TrigramPostings { keys, offsets, blob, files: texts.len() as u32 }
+        TrigramPostings {
+            keys: keys.into(),
+            offsets: offsets.into(),
+            blob: Bytes::from_vec(blob),
+            files: texts.len() as u32,
+        }
+    }
+
+    /// Adds the postings to a file being written, as sections `t.keys`,
+    /// `t.offs` and `t.blob`.
+    pub fn write(&self, w: &mut SectionWriter) -> maguyva_core::Result<()> {
+        w.array("t.keys", &self.keys)?
+            .array("t.offs", &self.offsets)?
+            .bytes("t.blob", &self.blob)?;
+        Ok(())
+    }
+
+    /// The postings of `files` files in an opened file, in place.
+    pub fn open(file: &SectionFile, files: u32) -> maguyva_core::Result<TrigramPostings> {
+        Ok(TrigramPostings {
+            keys: file.array("t.keys")?,
+            offsets: file.array("t.offs")?,
+            blob: file.bytes("t.blob")?,
+            files,
+        })
     }
 
     /// Number of files indexed.

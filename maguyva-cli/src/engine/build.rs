@@ -350,8 +350,8 @@ fn build_graph(
     }
     for (_, s) in symbols.iter() {
         b.add_definition(Definition {
-            name: s.name.clone(),
-            qualified_name: s.qualified_name.clone(),
+            name: s.name.to_string(),
+            qualified_name: s.qualified_name.to_string(),
             kind: def_kind(s.kind),
             file: s.file,
             lines: s.lines,

@@ -125,7 +125,7 @@ impl Index {
     }
 
     fn def_ref(&self, def: u32) -> Option<DefinitionRef> {
-        let d = self.graph.graph().definition(def)?;
+        let d = self.graph().ok()?.graph().definition(def)?;
         Some(DefinitionRef {
             qualified_name: d.qualified_name.clone(),
             path: self.path_of(d.file),
@@ -136,10 +136,10 @@ impl Index {
     /// Where the definitions named by `name` are called or mentioned, and
     /// every file that refers to it; at most `limit` of each.
     pub fn callers(&self, name: &str, limit: usize) -> Result<CallersReport> {
-        let graph = self.graph.graph();
+        let retriever = self.graph()?;
+        let graph = retriever.graph();
         let (defs, refs) = self.file_references(name)?;
-        let callers = self
-            .graph
+        let callers = retriever
             .references(&defs)
             .into_iter()
             .take(limit)
@@ -180,8 +180,9 @@ impl Index {
     /// definitions and files. Definitions sharing a name are followed one
     /// by one, so each dependent says which of them it depends on.
     pub fn impact(&self, target: &str, depth: u32, limit: usize) -> Result<ImpactReport> {
-        let graph = self.graph.graph();
-        let targets_named = self.graph.impact_targets(target);
+        let retriever = self.graph()?;
+        let graph = retriever.graph();
+        let targets_named = retriever.impact_targets(target);
         let (nodes, targets): (Vec<u32>, Vec<DefinitionRef>) = match &targets_named {
             GraphTargets::Definitions(d) => (
                 d.iter().map(|&x| graph.def_node(x)).collect(),
@@ -240,8 +241,7 @@ impl Index {
             })
             .take(limit)
             .collect();
-        let files = self
-            .graph
+        let files = retriever
             .dependents(&targets_named, depth)
             .into_iter()
             .take(limit)

@@ -9,6 +9,7 @@ mod ranking;
 mod references;
 pub mod search;
 mod settings;
+mod verify;
 
 pub use build::{BuildReport, build_index};
 pub use embedder::{EmbedderChoice, VOYAGE_KEY_VAR, VOYAGE_URL_VAR};
@@ -19,18 +20,19 @@ pub use ranking::{Base, CentralityScale, DEFAULT_CENTRALITY_FACTOR, RankingConfi
 pub use references::{Confidence, FileReference, ReferenceKind};
 pub use search::{SearchRequest, SearchResponse, SearchResult};
 pub use settings::IndexSettings;
+pub use verify::{VerifiedFile, VerifyReport, verify};
 
 use maguyva_ast::{StructuralRetriever, SymbolTable};
 use maguyva_core::store::{self, FormatVersion};
 use maguyva_core::{
-    Changes, ContentStore, CorpusBuilder, Error, FragmentTable, IndexDir, Manifest, Progress,
-    ReadGeneration, Result,
+    Array, Changes, ContentStore, CorpusBuilder, Error, FragmentTable, IndexDir, Manifest,
+    Progress, ReadGeneration, Result, SectionFile,
 };
 use maguyva_graph::{CallGraph, GraphRetriever};
 use maguyva_semantic::{Embedder, SemanticRetriever, VectorIndex};
 use maguyva_trigram::TextIndex;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// The fragment table's file inside a generation folder.
 pub const FRAGMENTS_FILE: &str = "fragments.mgv";
@@ -78,17 +80,51 @@ pub struct Index {
     pub text: Arc<TextIndex>,
     /// The structural modality.
     pub structural: StructuralRetriever,
-    /// The graph modality.
-    pub graph: GraphRetriever,
+    /// The graph modality, decoded on first use.
+    graph: LazyGraph,
     /// The semantic modality.
     pub semantic: SemanticRetriever,
     /// Centrality of each file, on the scale of the fusion boost.
-    pub file_centrality: Arc<Vec<f32>>,
+    pub file_centrality: Array<f32>,
     /// The largest of `file_centrality` (0 when there are no files).
     pub max_centrality: f32,
     /// The generation on disk this was read from, held so that no writer
     /// removes it while it is used; `None` for an index just built.
     generation: Option<Arc<ReadGeneration>>,
+}
+
+/// The graph modality of an index: most searches never need it, so an
+/// opened index decodes it on first use.
+#[derive(Debug, Clone)]
+struct LazyGraph {
+    /// The graph, or why it could not be read: (file, reason).
+    cell: Arc<OnceLock<std::result::Result<GraphRetriever, (PathBuf, String)>>>,
+    source: Option<Arc<GraphSource>>,
+}
+
+#[derive(Debug)]
+struct GraphSource {
+    file: SectionFile,
+    files: usize,
+    definitions: usize,
+    fragments: Arc<FragmentTable>,
+}
+
+impl LazyGraph {
+    fn get(&self) -> Result<&GraphRetriever> {
+        let loaded = self.cell.get_or_init(|| {
+            let Some(s) = &self.source else { return Err((PathBuf::new(), "no graph".into())) };
+            match CallGraph::read(&s.file, s.files, s.definitions) {
+                Ok(g) => Ok(GraphRetriever::new(Arc::new(g), s.fragments.clone())),
+                // The reason alone, so that it is not wrapped twice.
+                Err(maguyva_graph::Error::Core(Error::Corrupt { path, reason })) => {
+                    Err((path, reason))
+                }
+                Err(e) => Err((s.file.path().to_path_buf(), e.to_string())),
+            }
+        });
+        loaded.as_ref().map_err(|(path, reason)| Error::corrupt(path, reason.clone()))
+    }
 }
 
 impl Index {
@@ -97,14 +133,36 @@ impl Index {
         let IndexParts { manifest, content, fragments, text, symbols, graph, vectors, embedder } =
             parts;
         let fragments = Arc::new(fragments);
+        let file_centrality = Array::from(graph.file_centrality());
+        let graph = GraphRetriever::new(Arc::new(graph), fragments.clone());
+        let graph = LazyGraph { cell: Arc::new(OnceLock::from(Ok(graph))), source: None };
+        let semantic = SemanticRetriever::new(Arc::new(vectors), embedder, fragments.clone());
+        Index::from_parts(
+            manifest,
+            content,
+            fragments,
+            text,
+            symbols,
+            graph,
+            file_centrality,
+            semantic,
+        )
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn from_parts(
+        manifest: Manifest,
+        content: ContentStore,
+        fragments: Arc<FragmentTable>,
+        text: TextIndex,
+        symbols: SymbolTable,
+        graph: LazyGraph,
+        file_centrality: Array<f32>,
+        semantic: SemanticRetriever,
+    ) -> Index {
         let paths: Vec<&str> = manifest.files.iter().map(|f| f.path.as_str()).collect();
         let structural = StructuralRetriever::new(Arc::new(symbols), fragments.clone(), &paths);
-        let file_centrality: Vec<f32> = (0..manifest.files.len())
-            .map(|f| graph.centrality(graph.file_node(maguyva_core::FileId(f as u32))))
-            .collect();
         let max_centrality = file_centrality.iter().copied().fold(0.0, f32::max);
-        let graph = GraphRetriever::new(Arc::new(graph), fragments.clone());
-        let semantic = SemanticRetriever::new(Arc::new(vectors), embedder, fragments.clone());
         Index {
             semantic,
             manifest,
@@ -113,10 +171,15 @@ impl Index {
             text: Arc::new(text),
             structural,
             graph,
-            file_centrality: Arc::new(file_centrality),
+            file_centrality,
             max_centrality,
             generation: None,
         }
+    }
+
+    /// The graph modality; an opened index decodes it on first use.
+    pub fn graph(&self) -> Result<&GraphRetriever> {
+        self.graph.get()
     }
 
     /// The symbol table.
@@ -150,8 +213,9 @@ impl Index {
         {
             return Err(Error::corrupt(gen_dir, "files and fragments disagree with the manifest"));
         }
-        // Decoding the modalities' files is most of the time a search takes
-        // on a large index; they are independent, so they decode together.
+        // Every file is mapped and read in place; what little is decoded
+        // (the symbol table's checks, the corpus model's header) runs in
+        // parallel.
         let (files, chunks) = (manifest.files.len(), fragments.len());
         let ((content, text), (vectors, symbols_and_graph)) = rayon::join(
             || {
@@ -163,15 +227,16 @@ impl Index {
             || {
                 rayon::join(
                     || VectorIndex::load(gen_dir, chunks),
-                    || -> Result<(SymbolTable, CallGraph)> {
+                    || -> Result<(SymbolTable, SectionFile, Array<f32>)> {
                         let symbols = SymbolTable::load(gen_dir, files)?;
-                        let graph = CallGraph::load(gen_dir, files, symbols.len())?;
-                        Ok((symbols, graph))
+                        let graph = CallGraph::open_file(gen_dir)?;
+                        let central = CallGraph::read_file_centrality(&graph, files)?;
+                        Ok((symbols, graph, central))
                     },
                 )
             },
         );
-        let (content, text, vectors, (symbols, graph)) =
+        let (content, text, vectors, (symbols, graph_file, file_centrality)) =
             (content?, text?, vectors?, symbols_and_graph?);
         if content.len() != files {
             return Err(Error::corrupt(gen_dir, "the content store disagrees with the manifest"));
@@ -190,16 +255,27 @@ impl Index {
                 "the semantic index was built by another embedder",
             ));
         }
-        Ok(Index::assemble(IndexParts {
+        let fragments = Arc::new(fragments);
+        let graph = LazyGraph {
+            cell: Arc::new(OnceLock::new()),
+            source: Some(Arc::new(GraphSource {
+                file: graph_file,
+                files,
+                definitions: symbols.len(),
+                fragments: fragments.clone(),
+            })),
+        };
+        let semantic = SemanticRetriever::new(Arc::new(vectors), embedder, fragments.clone());
+        Ok(Index::from_parts(
             manifest,
             content,
             fragments,
             text,
             symbols,
             graph,
-            vectors,
-            embedder,
-        }))
+            file_centrality,
+            semantic,
+        ))
     }
 }
 

@@ -196,8 +196,9 @@ impl Index {
                 }
             }
         }
-        let graph = self.graph.graph();
-        let mut defs = match self.graph.targets(text) {
+        let retriever = self.graph()?;
+        let graph = retriever.graph();
+        let mut defs = match retriever.targets(text) {
             GraphTargets::Definitions(d) => d,
             _ => Vec::new(),
         };
@@ -223,7 +224,7 @@ impl Index {
         let mut out: Vec<FileReference> = Vec::new();
         let mut placed: HashSet<FileId> = HashSet::new();
         let mut ambiguous: HashMap<FileId, (u32, bool)> = HashMap::new();
-        for (site, _) in self.graph.references(&defs) {
+        for (site, _) in retriever.references(&defs) {
             if defining.contains(&site.file) {
                 continue;
             }

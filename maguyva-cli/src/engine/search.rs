@@ -533,8 +533,12 @@ pub fn fallback_plan(
 }
 
 impl Index {
-    fn retriever(&self, modality: Modality, ranking: &RankingConfig) -> Box<dyn Retriever + '_> {
-        match modality {
+    fn retriever(
+        &self,
+        modality: Modality,
+        ranking: &RankingConfig,
+    ) -> Result<Box<dyn Retriever + '_>> {
+        Ok(match modality {
             Modality::Text => Box::new(
                 TextRetriever::new(self.text.clone(), self.content.clone(), self.fragments.clone())
                     .with_params(ranking.keyword),
@@ -542,11 +546,11 @@ impl Index {
             Modality::Structural => {
                 Box::new(self.structural.clone().with_params(ranking.structural))
             }
-            Modality::Graph => Box::new(self.graph.clone().with_params(ranking.graph)),
+            Modality::Graph => Box::new(self.graph()?.clone().with_params(ranking.graph)),
             Modality::Semantic => {
                 Box::new(self.semantic.clone().with_options(ranking.semantic.options()))
             }
-        }
+        })
     }
 
     /// Reads a query once: validates it, classifies it, and collects what
@@ -593,7 +597,7 @@ impl Index {
             .par_iter()
             .map(|&m| {
                 let t = Instant::now();
-                let hits = self.retriever(m, ranking).search(query, fetch)?;
+                let hits = self.retriever(m, ranking)?.search(query, fetch)?;
                 Ok((m, hits, t.elapsed().as_secs_f64() * 1000.0))
             })
             .collect()
@@ -718,7 +722,7 @@ impl Index {
         prepared: &PreparedQuery,
     ) -> Result<(Vec<SearchResult>, Vec<Modality>)> {
         let text = &request.text;
-        let graph = &self.graph;
+        let graph = self.graph()?;
         let mut results = Vec::new();
         if prepared.intent == Intent::ImpactAnalysis || GraphRetriever::asks_impact(text) {
             let targets = graph.impact_targets(text);

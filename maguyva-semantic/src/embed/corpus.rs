@@ -9,12 +9,12 @@
 use super::linalg::{gram, orthonormalize, random_signs, symmetric_eigen};
 use super::{Embedder, Role, Vectors};
 use crate::error::{Error, Result};
-use maguyva_core::Analyzer;
+use maguyva_core::{Analyzer, Array, Bytes, SectionFile, SectionWriter};
 use rayon::prelude::*;
-use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
-/// Latent dimensions (2 words once packed). Measured on the development
+/// Latent dimensions (512 bits, 8 words, once projected and packed).
+/// Measured on the development
 /// benchmark, the semantic modality alone (NDCG@10): 64 dimensions 0.762,
 /// 96 0.773, 128 0.772, 192 0.771, 256 0.764, 512 0.749; index time grows
 /// with the square of it.
@@ -37,18 +37,16 @@ const SMALL_CORPUS_FACTOR: usize = 2;
 /// Fixed seed, so that an index is rebuilt identically.
 const SEED: u64 = 0x5EED_1A7E_0000_0001;
 
-/// A corpus-learned embedding model.
-#[derive(Clone, Serialize, Deserialize)]
+/// A corpus-learned embedding model, read in place from the index file.
+#[derive(Clone)]
 pub struct CorpusModel {
     dim: usize,
     /// fst map from term to row.
-    vocabulary: Vec<u8>,
-    idf: Vec<f32>,
+    map: fst::Map<Bytes>,
+    idf: Array<f32>,
     /// `terms * dim` values, row-major.
-    vectors: Vec<f32>,
+    vectors: Array<f32>,
     analyzer: Analyzer,
-    #[serde(skip)]
-    map: Option<fst::Map<Vec<u8>>>,
 }
 
 impl std::fmt::Debug for CorpusModel {
@@ -177,23 +175,54 @@ impl CorpusModel {
                 out.iter_mut().for_each(|x| *x /= norm);
             }
         });
-        let mut model = CorpusModel { dim: k, vocabulary, idf, vectors, analyzer, map: None };
-        model.open()?;
+        let model = CorpusModel::assemble(
+            k,
+            Bytes::from_vec(vocabulary),
+            idf.into(),
+            vectors.into(),
+            analyzer,
+        )?;
         Ok((model, doc_vectors))
     }
 
-    /// Opens the vocabulary after decoding.
-    pub fn open(&mut self) -> Result<()> {
-        let map = fst::Map::new(self.vocabulary.clone())
+    fn assemble(
+        dim: usize,
+        vocabulary: Bytes,
+        idf: Array<f32>,
+        vectors: Array<f32>,
+        analyzer: Analyzer,
+    ) -> Result<CorpusModel> {
+        let map = fst::Map::new(vocabulary)
             .map_err(|e| Error::Model { path: "corpus".into(), reason: e.to_string() })?;
-        if map.len() != self.idf.len() || self.vectors.len() != self.idf.len() * self.dim {
+        if map.len() != idf.len() || vectors.len() != idf.len() * dim {
             return Err(Error::Model {
                 path: "corpus".into(),
                 reason: "vocabulary and vectors disagree".into(),
             });
         }
-        self.map = Some(map);
+        Ok(CorpusModel { dim, map, idf, vectors, analyzer })
+    }
+
+    /// Adds the model to a file being written, as sections `c.meta`
+    /// (dimensions and analyzer), `c.vocab` (fst), `c.idf` and `c.vecs`.
+    pub fn write(&self, w: &mut SectionWriter) -> maguyva_core::Result<()> {
+        w.encoded("c.meta", "corpus model", &(self.dim as u64, self.analyzer))?
+            .bytes("c.vocab", self.map.as_fst().as_bytes())?
+            .array("c.idf", &self.idf)?
+            .array("c.vecs", &self.vectors)?;
         Ok(())
+    }
+
+    /// The model written by [`CorpusModel::write`] into `file`, in place.
+    pub fn open(file: &SectionFile) -> Result<CorpusModel> {
+        let (dim, analyzer): (u64, Analyzer) = file.decode("c.meta")?;
+        CorpusModel::assemble(
+            dim as usize,
+            file.bytes("c.vocab")?,
+            file.array("c.idf")?,
+            file.array("c.vecs")?,
+            analyzer,
+        )
     }
 
     /// Number of terms with a vector.
@@ -202,7 +231,7 @@ impl CorpusModel {
     }
 
     fn embed_one(&self, text: &str, out: &mut [f32]) {
-        let Some(map) = &self.map else { return };
+        let map = &self.map;
         let mut tf: HashMap<u64, u32> = HashMap::new();
         self.analyzer.for_each_term(text, |t| {
             if let Some(i) = map.get(t) {
