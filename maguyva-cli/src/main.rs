@@ -94,6 +94,10 @@ struct IndexArgs {
     /// No progress bar.
     #[arg(long, short)]
     quiet: bool,
+    /// Check the existing index instead of building one: every section of
+    /// every file against its checksum, then every modality decoded.
+    #[arg(long)]
+    verify: bool,
 }
 
 #[derive(Args, Debug)]
@@ -331,6 +335,16 @@ fn note(text: &str) {
 
 fn index(args: IndexArgs) -> Result<ExitCode> {
     let dir = args.opts.dir(&args.path);
+    if args.verify {
+        let report = engine::verify(&dir, &args.opts.settings(&dir))
+            .with_context(|| format!("verifying the index in {}", dir.path().display()))?;
+        if args.json {
+            print(&format!("{}\n", serde_json::to_string_pretty(&report)?))?;
+        } else {
+            print(&output::render_verify(&report))?;
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
     let progress = BarProgress::new(!args.quiet && !args.json);
     let (_, report) = build_index(&args.path, &dir, &args.opts.settings(&dir), &progress)
         .with_context(|| format!("indexing {}", args.path.display()))?;
@@ -539,7 +553,7 @@ fn symbols(args: SymbolsArgs) -> Result<ExitCode> {
     let listed: Vec<output::SymbolRow> = index
         .symbols()
         .iter()
-        .filter(|(_, s)| wanted.as_ref().is_none_or(|w| maguyva_ast::normalize(&s.name) == *w))
+        .filter(|(_, s)| wanted.as_ref().is_none_or(|w| maguyva_ast::normalize(s.name) == *w))
         .filter_map(|(_, s)| {
             let path = index.manifest.files.get(s.file.index())?.path.clone();
             Some(output::SymbolRow::new(path, s))

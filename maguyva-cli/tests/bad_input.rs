@@ -135,7 +135,15 @@ fn current_generation(repo: &Repo) -> std::path::PathBuf {
 
 #[test]
 fn truncated_and_corrupt_index_files_are_detected() {
-    for file in ["text.mgv", "manifest.mgv", "content.mgv", "fragments.mgv"] {
+    for file in [
+        "text.mgv",
+        "manifest.mgv",
+        "content.mgv",
+        "fragments.mgv",
+        "symbols.mgv",
+        "graph.mgv",
+        "semantic.mgv",
+    ] {
         let repo = Repo::fixture("typescript");
         assert_eq!(repo.run(&["index"]).code, 0);
         let victim = current_generation(&repo).join(file);
@@ -167,6 +175,39 @@ fn truncated_and_corrupt_index_files_are_detected() {
     let strict = repo.run(&["search", "x", "--no-refresh"]);
     assert_eq!(strict.code, 2);
     assert!(strict.stderr.contains("checksum"), "{}", strict.stderr);
+}
+
+#[test]
+fn verify_checks_every_section_of_every_file() {
+    let repo = Repo::fixture("python");
+    assert_eq!(repo.run(&["index"]).code, 0);
+    let ok = repo.run(&["index", "--verify"]);
+    assert_eq!(ok.code, 0, "{}", ok.stderr);
+    assert!(ok.stdout.starts_with("verified 7 files"), "{}", ok.stdout);
+    for file in ["content.mgv", "text.mgv", "symbols.mgv", "graph.mgv", "semantic.mgv"] {
+        let victim = current_generation(&repo).join(file);
+        let good = std::fs::read(&victim).unwrap();
+        // A byte a third of the way in: section data, or padding between
+        // sections, which no checksum covers and no reader uses.
+        let mut bad = good.clone();
+        let at = bad.len() / 3;
+        bad[at] ^= 0x5a;
+        std::fs::write(&victim, &bad).unwrap();
+        let run = repo.run(&["index", "--verify"]);
+        if run.code == 0 {
+            // The byte fell in padding between sections: nothing to catch.
+            assert_eq!(bad[at] ^ 0x5a, 0, "{file}: a data byte flipped unnoticed");
+        } else {
+            assert_eq!(run.code, 2, "{file}");
+            assert!(run.stderr.contains(file) && run.stderr.contains("corrupt"), "{}", run.stderr);
+        }
+        std::fs::write(&victim, &good).unwrap();
+    }
+    assert_eq!(repo.run(&["index", "--verify"]).code, 0);
+    let empty = Repo::empty();
+    let run = empty.run(&["index", "--verify"]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("no index"), "{}", run.stderr);
 }
 
 #[test]
