@@ -297,11 +297,20 @@ impl SymbolTable {
     /// Opens the table of a generation folder, in place, checked against
     /// the file count.
     pub fn load(gen_dir: &Path, files: usize) -> Result<SymbolTable> {
-        let path = gen_dir.join(SYMBOLS_FILE);
-        let file = SectionFile::open(&path, SYMBOLS_FORMAT)?;
-        let corrupt = |why: &str| Error::Core(maguyva_core::Error::corrupt(&path, why));
+        SymbolTable::read(&SymbolTable::open_file(gen_dir)?, files)
+    }
+
+    /// Maps the symbol file of a generation folder, checking its header.
+    pub fn open_file(gen_dir: &Path) -> Result<SectionFile> {
+        Ok(SectionFile::open(&gen_dir.join(SYMBOLS_FILE), SYMBOLS_FORMAT)?)
+    }
+
+    /// The table in an opened symbol file, checked against the file count.
+    pub fn read(file: &SectionFile, files: usize) -> Result<SymbolTable> {
+        let path = file.path();
+        let corrupt = |why: &str| Error::Core(maguyva_core::Error::corrupt(path, why));
         let postings = |prefix: &str, what: &str| {
-            Postings::open(&file, prefix).map_err(|_| corrupt(&format!("damaged {what}")))
+            Postings::open(file, prefix).map_err(|_| corrupt(&format!("damaged {what}")))
         };
         let t = SymbolTable {
             records: file.array("records")?,

@@ -551,7 +551,7 @@ fn symbols(args: SymbolsArgs) -> Result<ExitCode> {
     let index = fresh_index(&args.path, &args.opts, args.json)?;
     let wanted = args.name.as_deref().map(maguyva_ast::normalize);
     let listed: Vec<output::SymbolRow> = index
-        .symbols()
+        .symbols()?
         .iter()
         .filter(|(_, s)| wanted.as_ref().is_none_or(|w| maguyva_ast::normalize(s.name) == *w))
         .filter_map(|(_, s)| {

@@ -460,13 +460,24 @@ impl VectorIndex {
     /// Opens the index of a generation folder, in place, and checks it
     /// against the number of fragments it must describe.
     pub fn load(gen_dir: &Path, fragments: usize) -> Result<VectorIndex> {
-        let path = gen_dir.join(SEMANTIC_FILE);
-        let file = SectionFile::open(&path, SEMANTIC_FORMAT)?;
-        let corrupt = |why: &str| Error::Core(maguyva_core::Error::corrupt(&path, why));
+        VectorIndex::read(&VectorIndex::open_file(gen_dir)?, gen_dir, fragments)
+    }
+
+    /// Maps the semantic file of a generation folder, checking its header.
+    pub fn open_file(gen_dir: &Path) -> Result<SectionFile> {
+        Ok(SectionFile::open(&gen_dir.join(SEMANTIC_FILE), SEMANTIC_FORMAT)?)
+    }
+
+    /// The index in an opened semantic file of the generation folder
+    /// `gen_dir` (which holds its HNSW files, if any), checked against the
+    /// number of fragments it must describe.
+    pub fn read(file: &SectionFile, gen_dir: &Path, fragments: usize) -> Result<VectorIndex> {
+        let path = file.path();
+        let corrupt = |why: &str| Error::Core(maguyva_core::Error::corrupt(path, why));
         let meta: Meta = file.decode("meta")?;
         let corpus = match meta.corpus {
             true => Some(Arc::new(
-                CorpusModel::open(&file).map_err(|_| corrupt("damaged corpus model"))?,
+                CorpusModel::open(file).map_err(|_| corrupt("damaged corpus model"))?,
             )),
             false => None,
         };

@@ -155,24 +155,34 @@ impl TextIndex {
     /// Opens the index of a generation folder, in place, and checks it
     /// against the corpus it must describe.
     pub fn load(gen_dir: &Path, files: usize, fragments: usize) -> Result<TextIndex> {
-        let path = gen_dir.join(TEXT_FILE);
-        let file = SectionFile::open(&path, TEXT_FORMAT)?;
-        let corrupt = |why: &str| Error::Core(maguyva_core::Error::corrupt(&path, why));
-        let trigrams = TrigramPostings::open(&file, files as u32)?;
+        TextIndex::read(&TextIndex::open_file(gen_dir)?, files, fragments)
+    }
+
+    /// Maps the text file of a generation folder, checking its header.
+    pub fn open_file(gen_dir: &Path) -> Result<SectionFile> {
+        Ok(SectionFile::open(&gen_dir.join(TEXT_FILE), TEXT_FORMAT)?)
+    }
+
+    /// The index in an opened text file, checked against the corpus it
+    /// must describe.
+    pub fn read(file: &SectionFile, files: usize, fragments: usize) -> Result<TextIndex> {
+        let path = file.path();
+        let corrupt = |why: &str| Error::Core(maguyva_core::Error::corrupt(path, why));
+        let trigrams = TrigramPostings::open(file, files as u32)?;
         if !trigrams.is_consistent() {
             return Err(corrupt("trigram postings do not match the manifest"));
         }
-        let bm25 = Bm25Index::from_parts(Bm25Parts::open(&file, "b")?)
+        let bm25 = Bm25Index::from_parts(Bm25Parts::open(file, "b")?)
             .map_err(|_| corrupt("damaged term dictionary"))?;
         if bm25.document_count() != fragments {
             return Err(corrupt("BM25 documents do not match the fragments"));
         }
-        let paths = Bm25Index::from_parts(Bm25Parts::open(&file, "p")?)
+        let paths = Bm25Index::from_parts(Bm25Parts::open(file, "p")?)
             .map_err(|_| corrupt("damaged path field"))?;
         if paths.document_count() != files {
             return Err(corrupt("path field does not match the files"));
         }
-        let names = Bm25Index::from_parts(Bm25Parts::open(&file, "n")?)
+        let names = Bm25Index::from_parts(Bm25Parts::open(file, "n")?)
             .map_err(|_| corrupt("damaged file-name field"))?;
         let roles: Array<u8> = file.array("roles")?;
         if names.document_count() != files

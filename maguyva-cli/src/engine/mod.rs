@@ -5,6 +5,7 @@
 mod build;
 mod embedder;
 mod graph_report;
+mod lazy;
 mod ranking;
 mod references;
 pub mod search;
@@ -22,17 +23,18 @@ pub use search::{SearchRequest, SearchResponse, SearchResult};
 pub use settings::IndexSettings;
 pub use verify::{VerifiedFile, VerifyReport, verify};
 
+use lazy::Lazy;
 use maguyva_ast::{StructuralRetriever, SymbolTable};
 use maguyva_core::store::{self, FormatVersion};
 use maguyva_core::{
     Array, Changes, ContentStore, CorpusBuilder, Error, FragmentTable, IndexDir, Manifest,
-    Progress, ReadGeneration, Result, SectionFile,
+    Modality, Progress, ReadGeneration, Result, canonical_root,
 };
 use maguyva_graph::{CallGraph, GraphRetriever};
 use maguyva_semantic::{Embedder, SemanticRetriever, VectorIndex};
 use maguyva_trigram::TextIndex;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 /// The fragment table's file inside a generation folder.
 pub const FRAGMENTS_FILE: &str = "fragments.mgv";
@@ -67,7 +69,8 @@ pub struct IndexParts {
     pub embedder: Arc<dyn Embedder>,
 }
 
-/// An opened index generation.
+/// An opened index generation. Its modalities are read on first use: a
+/// search pays only for the ones its plan runs.
 #[derive(Debug, Clone)]
 pub struct Index {
     /// What was indexed.
@@ -76,14 +79,10 @@ pub struct Index {
     pub content: Arc<ContentStore>,
     /// The fragments all modalities share.
     pub fragments: Arc<FragmentTable>,
-    /// The text modality.
-    pub text: Arc<TextIndex>,
-    /// The structural modality.
-    pub structural: StructuralRetriever,
-    /// The graph modality, decoded on first use.
-    graph: LazyGraph,
-    /// The semantic modality.
-    pub semantic: SemanticRetriever,
+    text: Arc<Lazy<Arc<TextIndex>>>,
+    structural: Arc<Lazy<StructuralRetriever>>,
+    graph: Arc<Lazy<GraphRetriever>>,
+    semantic: Arc<Lazy<SemanticRetriever>>,
     /// Centrality of each file, on the scale of the fusion boost.
     pub file_centrality: Array<f32>,
     /// The largest of `file_centrality` (0 when there are no files).
@@ -93,38 +92,13 @@ pub struct Index {
     generation: Option<Arc<ReadGeneration>>,
 }
 
-/// The graph modality of an index: most searches never need it, so an
-/// opened index decodes it on first use.
-#[derive(Debug, Clone)]
-struct LazyGraph {
-    /// The graph, or why it could not be read: (file, reason).
-    cell: Arc<OnceLock<std::result::Result<GraphRetriever, (PathBuf, String)>>>,
-    source: Option<Arc<GraphSource>>,
-}
-
-#[derive(Debug)]
-struct GraphSource {
-    file: SectionFile,
-    files: usize,
-    definitions: usize,
+fn structural_retriever(
+    manifest: &Manifest,
+    symbols: SymbolTable,
     fragments: Arc<FragmentTable>,
-}
-
-impl LazyGraph {
-    fn get(&self) -> Result<&GraphRetriever> {
-        let loaded = self.cell.get_or_init(|| {
-            let Some(s) = &self.source else { return Err((PathBuf::new(), "no graph".into())) };
-            match CallGraph::read(&s.file, s.files, s.definitions) {
-                Ok(g) => Ok(GraphRetriever::new(Arc::new(g), s.fragments.clone())),
-                // The reason alone, so that it is not wrapped twice.
-                Err(maguyva_graph::Error::Core(Error::Corrupt { path, reason })) => {
-                    Err((path, reason))
-                }
-                Err(e) => Err((s.file.path().to_path_buf(), e.to_string())),
-            }
-        });
-        loaded.as_ref().map_err(|(path, reason)| Error::corrupt(path, reason.clone()))
-    }
+) -> StructuralRetriever {
+    let paths: Vec<&str> = manifest.files.iter().map(|f| f.path.as_str()).collect();
+    StructuralRetriever::new(Arc::new(symbols), fragments, &paths)
 }
 
 impl Index {
@@ -135,17 +109,17 @@ impl Index {
         let fragments = Arc::new(fragments);
         let file_centrality = Array::from(graph.file_centrality());
         let graph = GraphRetriever::new(Arc::new(graph), fragments.clone());
-        let graph = LazyGraph { cell: Arc::new(OnceLock::from(Ok(graph))), source: None };
         let semantic = SemanticRetriever::new(Arc::new(vectors), embedder, fragments.clone());
+        let structural = structural_retriever(&manifest, symbols, fragments.clone());
         Index::from_parts(
             manifest,
             content,
             fragments,
-            text,
-            symbols,
-            graph,
+            Lazy::ready(Modality::Text, Arc::new(text)),
+            Arc::new(Lazy::ready(Modality::Structural, structural)),
+            Lazy::ready(Modality::Graph, graph),
+            Lazy::ready(Modality::Semantic, semantic),
             file_centrality,
-            semantic,
         )
     }
 
@@ -154,37 +128,50 @@ impl Index {
         manifest: Manifest,
         content: ContentStore,
         fragments: Arc<FragmentTable>,
-        text: TextIndex,
-        symbols: SymbolTable,
-        graph: LazyGraph,
+        text: Lazy<Arc<TextIndex>>,
+        structural: Arc<Lazy<StructuralRetriever>>,
+        graph: Lazy<GraphRetriever>,
+        semantic: Lazy<SemanticRetriever>,
         file_centrality: Array<f32>,
-        semantic: SemanticRetriever,
     ) -> Index {
-        let paths: Vec<&str> = manifest.files.iter().map(|f| f.path.as_str()).collect();
-        let structural = StructuralRetriever::new(Arc::new(symbols), fragments.clone(), &paths);
         let max_centrality = file_centrality.iter().copied().fold(0.0, f32::max);
         Index {
-            semantic,
             manifest,
             content: Arc::new(content),
             fragments,
             text: Arc::new(text),
             structural,
-            graph,
+            graph: Arc::new(graph),
+            semantic: Arc::new(semantic),
             file_centrality,
             max_centrality,
             generation: None,
         }
     }
 
-    /// The graph modality; an opened index decodes it on first use.
+    /// The text modality's index.
+    pub fn text(&self) -> Result<&Arc<TextIndex>> {
+        self.text.get()
+    }
+
+    /// The structural modality.
+    pub fn structural(&self) -> Result<&StructuralRetriever> {
+        self.structural.get()
+    }
+
+    /// The graph modality.
     pub fn graph(&self) -> Result<&GraphRetriever> {
         self.graph.get()
     }
 
+    /// The semantic modality.
+    pub fn semantic(&self) -> Result<&SemanticRetriever> {
+        self.semantic.get()
+    }
+
     /// The symbol table.
-    pub fn symbols(&self) -> &SymbolTable {
-        self.structural.table()
+    pub fn symbols(&self) -> Result<&SymbolTable> {
+        Ok(self.structural()?.table())
     }
 }
 
@@ -203,6 +190,9 @@ impl Index {
         Ok(index)
     }
 
+    /// Maps every file of a generation and checks what every search uses
+    /// (the manifest, the fragments, the content, each file's header and
+    /// table of contents); each modality is read on its first use.
     fn read_generation(gen_dir: &Path, settings: &IndexSettings) -> Result<Index> {
         let manifest = Manifest::load(gen_dir)?;
         let frag_path = gen_dir.join(FRAGMENTS_FILE);
@@ -213,70 +203,74 @@ impl Index {
         {
             return Err(Error::corrupt(gen_dir, "files and fragments disagree with the manifest"));
         }
-        // Every file is mapped and read in place; what little is decoded
-        // (the symbol table's checks, the corpus model's header) runs in
-        // parallel.
         let (files, chunks) = (manifest.files.len(), fragments.len());
-        let ((content, text), (vectors, symbols_and_graph)) = rayon::join(
-            || {
-                rayon::join(
-                    || ContentStore::load(gen_dir),
-                    || TextIndex::load(gen_dir, files, chunks),
-                )
-            },
-            || {
-                rayon::join(
-                    || VectorIndex::load(gen_dir, chunks),
-                    || -> Result<(SymbolTable, SectionFile, Array<f32>)> {
-                        let symbols = SymbolTable::load(gen_dir, files)?;
-                        let graph = CallGraph::open_file(gen_dir)?;
-                        let central = CallGraph::read_file_centrality(&graph, files)?;
-                        Ok((symbols, graph, central))
-                    },
-                )
-            },
-        );
-        let (content, text, vectors, (symbols, graph_file, file_centrality)) =
-            (content?, text?, vectors?, symbols_and_graph?);
+        let content = ContentStore::load(gen_dir)?;
         if content.len() != files {
             return Err(Error::corrupt(gen_dir, "the content store disagrees with the manifest"));
         }
-        let embedder: Arc<dyn Embedder> = match (vectors.corpus_model(), settings.embedder.open()?)
-        {
-            (_, Some(e)) => e,
-            (Some(model), None) => model.clone(),
-            (None, None) => {
-                return Err(Error::corrupt(gen_dir, "the semantic index has no corpus model"));
-            }
-        };
-        if embedder.identity() != vectors.identity() {
-            return Err(Error::corrupt(
-                gen_dir,
-                "the semantic index was built by another embedder",
-            ));
-        }
         let fragments = Arc::new(fragments);
-        let graph = LazyGraph {
-            cell: Arc::new(OnceLock::new()),
-            source: Some(Arc::new(GraphSource {
-                file: graph_file,
-                files,
-                definitions: symbols.len(),
-                fragments: fragments.clone(),
-            })),
-        };
-        let semantic = SemanticRetriever::new(Arc::new(vectors), embedder, fragments.clone());
+        let text_file = TextIndex::open_file(gen_dir)?;
+        let symbols_file = SymbolTable::open_file(gen_dir)?;
+        let semantic_file = VectorIndex::open_file(gen_dir)?;
+        let graph_file = CallGraph::open_file(gen_dir)?;
+        let file_centrality = CallGraph::read_file_centrality(&graph_file, files)?;
+
+        let text = Lazy::new(Modality::Text, move || {
+            Ok(Arc::new(TextIndex::read(&text_file, files, chunks)?))
+        });
+        let structural = Arc::new(Lazy::new(Modality::Structural, {
+            let (manifest, fragments) = (manifest.clone(), fragments.clone());
+            move || {
+                let symbols = SymbolTable::read(&symbols_file, files)?;
+                Ok(structural_retriever(&manifest, symbols, fragments))
+            }
+        }));
+        let graph = Lazy::new(Modality::Graph, {
+            let (structural, fragments) = (structural.clone(), fragments.clone());
+            move || {
+                let definitions = structural.get()?.table().len();
+                let graph = CallGraph::read(&graph_file, files, definitions)?;
+                Ok(GraphRetriever::new(Arc::new(graph), fragments))
+            }
+        });
+        let semantic = Lazy::new(Modality::Semantic, {
+            let (gen_dir, settings, fragments) =
+                (gen_dir.to_path_buf(), settings.clone(), fragments.clone());
+            move || {
+                let vectors = VectorIndex::read(&semantic_file, &gen_dir, chunks)?;
+                let embedder = query_embedder(&vectors, &settings, semantic_file.path())?;
+                Ok(SemanticRetriever::new(Arc::new(vectors), embedder, fragments))
+            }
+        });
         Ok(Index::from_parts(
             manifest,
             content,
             fragments,
             text,
-            symbols,
+            structural,
             graph,
-            file_centrality,
             semantic,
+            file_centrality,
         ))
     }
+}
+
+/// The embedder of queries: the one `settings` name, or the corpus model
+/// the index was built with; it must be the one that made the vectors.
+fn query_embedder(
+    vectors: &VectorIndex,
+    settings: &IndexSettings,
+    path: &Path,
+) -> Result<Arc<dyn Embedder>> {
+    let embedder: Arc<dyn Embedder> = match (vectors.corpus_model(), settings.embedder.open()?) {
+        (_, Some(e)) => e,
+        (Some(model), None) => model.clone(),
+        (None, None) => return Err(Error::corrupt(path, "the semantic index has no corpus model")),
+    };
+    if embedder.identity() != vectors.identity() {
+        return Err(Error::corrupt(path, "the semantic index was built by another embedder"));
+    }
+    Ok(embedder)
 }
 
 /// How [`open_fresh`] got its index.
@@ -360,16 +354,23 @@ fn staleness(
             "it was built by another version or with other settings".into(),
         )));
     }
-    let mut walker = CorpusBuilder::new();
-    walker.max_file_size(settings.max_file_size).exclude(dir.path());
-    let scan = walker.scan(root)?;
-    if scan.root != m.root {
+    let root = canonical_root(root)?;
+    if root != m.root {
         return Ok(Some(Refresh::Replaced(format!(
             "it indexed {}, not {}",
             m.root.display(),
-            scan.root.display()
+            root.display()
         ))));
     }
-    let changes = m.changes(&scan);
+    // Stat'ing the recorded files is enough while no folder or ignore file
+    // changed; otherwise walk.
+    let changes = match m.quick_changes() {
+        Some(changes) => changes,
+        None => {
+            let mut walker = CorpusBuilder::new();
+            walker.max_file_size(settings.max_file_size).exclude(dir.path());
+            m.changes(&walker.scan(&root)?)
+        }
+    };
     Ok(if changes.is_empty() { None } else { Some(Refresh::Rebuilt(changes)) })
 }

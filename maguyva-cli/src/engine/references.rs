@@ -177,7 +177,7 @@ impl Index {
         // Word occurrences, by region.
         let mut tallies: HashMap<FileId, Tally> = HashMap::new();
         for name in &names {
-            for file in self.text.files_possibly_containing(name)? {
+            for file in self.text()?.files_possibly_containing(name)? {
                 let Some(entry) = self.manifest.files.get(file.index()) else { continue };
                 let body = self.content.text(file);
                 let found: Vec<(usize, Region)> = match entry.language {

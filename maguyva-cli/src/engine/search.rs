@@ -277,8 +277,9 @@ impl Index {
     /// one query (codes at the `k`-th exact distance count as found, since
     /// ties make the exact set ambiguous); None without a graph.
     pub fn hnsw_recall(&self, text: &str, k: usize) -> Result<Option<f64>> {
-        let q = self.semantic.embedder().embed(&[text], maguyva_semantic::Role::Query)?;
-        let Some((exact, approx)) = self.semantic.index().compare_hnsw(&q, k) else {
+        let semantic = self.semantic()?;
+        let q = semantic.embedder().embed(&[text], maguyva_semantic::Role::Query)?;
+        let Some((exact, approx)) = semantic.index().compare_hnsw(&q, k) else {
             return Ok(None);
         };
         let Some(&(_, cutoff)) = exact.last() else { return Ok(None) };
@@ -288,8 +289,8 @@ impl Index {
 
     /// The files that define a symbol the query names, with the same letter
     /// case; the files re-exporting it only when none defines it.
-    fn files_defining_named_symbols(&self, text: &str) -> HashSet<FileId> {
-        let table = self.structural.table();
+    fn files_defining_named_symbols(&self, text: &str) -> Result<HashSet<FileId>> {
+        let table = self.symbols()?;
         let mut files = HashSet::new();
         for ident in named_identifiers(text) {
             let name = last_segment(ident);
@@ -307,7 +308,7 @@ impl Index {
             // package) is best answered by the file that brings it in.
             files.extend(if defining.is_empty() { reexporting } else { defining });
         }
-        files
+        Ok(files)
     }
 }
 
@@ -540,15 +541,19 @@ impl Index {
     ) -> Result<Box<dyn Retriever + '_>> {
         Ok(match modality {
             Modality::Text => Box::new(
-                TextRetriever::new(self.text.clone(), self.content.clone(), self.fragments.clone())
-                    .with_params(ranking.keyword),
+                TextRetriever::new(
+                    self.text()?.clone(),
+                    self.content.clone(),
+                    self.fragments.clone(),
+                )
+                .with_params(ranking.keyword),
             ),
             Modality::Structural => {
-                Box::new(self.structural.clone().with_params(ranking.structural))
+                Box::new(self.structural()?.clone().with_params(ranking.structural))
             }
             Modality::Graph => Box::new(self.graph()?.clone().with_params(ranking.graph)),
             Modality::Semantic => {
-                Box::new(self.semantic.clone().with_options(ranking.semantic.options()))
+                Box::new(self.semantic()?.clone().with_options(ranking.semantic.options()))
             }
         })
     }
@@ -559,6 +564,12 @@ impl Index {
         let query = request.query()?;
         let classification = IntentClassifier::new().classify(&request.text);
         let intent = request.intent.unwrap_or(classification.intent);
+        // Only fused rankings use the file priors; an exact string or a
+        // regex goes straight to the text modality and never needs symbols.
+        let named_files = match query.mode() {
+            MatchMode::Keyword => self.files_defining_named_symbols(&request.text)?,
+            MatchMode::Literal | MatchMode::Regex => HashSet::new(),
+        };
         Ok(PreparedQuery {
             query,
             classification,
@@ -568,7 +579,7 @@ impl Index {
             } else {
                 maguyva_core::tokens::content_words(&request.text)
             },
-            named_files: self.files_defining_named_symbols(&request.text),
+            named_files,
             named_symbols: named_identifiers(&request.text)
                 .into_iter()
                 .map(|ident| folded_name(last_segment(ident)))
@@ -688,7 +699,7 @@ impl Index {
                 bare_name(&request.text)
             };
             if let Some(name) = named {
-                self.definitions_first(&request.text, name, &mut results, request.limit);
+                self.definitions_first(&request.text, name, &mut results, request.limit)?;
             }
         }
         timings_ms.insert("total".to_string(), start.elapsed().as_secs_f64() * 1000.0);
@@ -788,10 +799,11 @@ impl Index {
         name: &str,
         results: &mut Vec<SearchResult>,
         limit: usize,
-    ) {
-        let table = self.structural.table();
+    ) -> Result<()> {
+        let structural = self.structural()?;
+        let table = structural.table();
         let mut first: Vec<SearchResult> = Vec::new();
-        for (id, score) in self.structural.definitions(text.trim(), limit.max(1)) {
+        for (id, score) in structural.definitions(text.trim(), limit.max(1)) {
             let Some(sym) = table.get(id) else { continue };
             let Some(entry) = self.manifest.files.get(sym.file.index()) else { continue };
             if sym.name != name
@@ -800,7 +812,7 @@ impl Index {
             {
                 continue;
             }
-            let Some(hit) = self.structural.hit_for(id, score) else { continue };
+            let Some(hit) = structural.hit_for(id, score) else { continue };
             let rank = first.len() as u32;
             if let Some(r) = self.result(
                 hit.chunk,
@@ -822,7 +834,7 @@ impl Index {
             .partition(|r| self.file_has_any_word(&r.path, &[name]));
         if whole.len() + first.len() < limit {
             let mut missed: Vec<(usize, FileId)> = self
-                .text
+                .text()?
                 .files_possibly_containing(name)
                 .unwrap_or_default()
                 .into_iter()
@@ -848,6 +860,7 @@ impl Index {
         first.extend(parts);
         first.truncate(limit);
         *results = first;
+        Ok(())
     }
 
     /// Whether the file at `path` holds one of `words` as a whole word.
