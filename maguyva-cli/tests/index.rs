@@ -115,3 +115,60 @@ fn a_rebuild_leaves_one_generation_on_disk() {
         .collect();
     assert_eq!(generations.len(), 1, "{generations:?}");
 }
+
+/// Sets the modification time of every folder and file under `root` an hour
+/// back, as in a checkout made long before the index.
+fn age_tree(root: &std::path::Path) {
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                std::fs::File::options()
+                    .write(true)
+                    .open(&path)
+                    .unwrap()
+                    .set_modified(old)
+                    .unwrap();
+            }
+        }
+        std::fs::File::open(&dir).unwrap().set_modified(old).unwrap();
+    }
+}
+
+#[test]
+fn staleness_is_told_without_walking_while_folders_keep_their_shape() {
+    let repo = Repo::fixture("go");
+    let index_dir = tempfile::tempdir().unwrap();
+    let dir = index_dir.path().to_str().unwrap();
+    age_tree(repo.path());
+    assert_eq!(repo.run(&["index", "--index-dir", dir]).code, 0);
+    // An edit in place leaves every folder as it was: found by stat'ing the
+    // recorded files alone.
+    let file = repo.path().join("main.go");
+    let text = std::fs::read_to_string(&file).unwrap();
+    std::fs::write(&file, text.replace("package main", "package main // QUICK_EDIT_MARKER"))
+        .unwrap();
+    let (run, json) = repo.search_json("\"QUICK_EDIT_MARKER\"", &["--index-dir", dir]);
+    assert!(run.stderr.contains("1 modified"), "{}", run.stderr);
+    assert_eq!(result_paths(&json), vec!["main.go"]);
+    // A new file changes its folder: walked again, and found.
+    repo.write(".ignore", "");
+    age_tree(repo.path());
+    assert_eq!(repo.run(&["index", "--index-dir", dir]).code, 0);
+    repo.write("shop/extra.go", "package shop\n// NEW_FILE_MARKER\n");
+    let (run, json) = repo.search_json("\"NEW_FILE_MARKER\"", &["--index-dir", dir]);
+    assert!(run.stderr.contains("1 added"), "{}", run.stderr);
+    assert_eq!(result_paths(&json), vec!["shop/extra.go"]);
+    // An ignore file edited in place, which leaves its folder as it was,
+    // is noticed too.
+    age_tree(repo.path());
+    assert_eq!(repo.run(&["index", "--index-dir", dir]).code, 0);
+    std::fs::write(repo.path().join(".ignore"), "shop/extra.go\n").unwrap();
+    let (run, json) = repo.search_json("\"NEW_FILE_MARKER\"", &["--index-dir", dir]);
+    assert!(run.stderr.contains("1 removed"), "{}", run.stderr);
+    assert!(result_paths(&json).is_empty());
+}

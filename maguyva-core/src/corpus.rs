@@ -6,6 +6,7 @@
 //! [`CorpusBuilder::read`] reads what a scan found.
 
 use crate::error::{Error, Result};
+use crate::guards::{self, WalkGuards};
 use crate::ids::FileId;
 use crate::language::Language;
 use crate::progress::{NoProgress, Progress};
@@ -106,6 +107,9 @@ pub struct Scan {
     pub files: Vec<FileStat>,
     /// Paths left out during the walk.
     pub skipped: Vec<Skipped>,
+    /// What the walk's result rests on, to tell later without walking
+    /// whether the tree kept its shape.
+    pub guards: WalkGuards,
 }
 
 /// A file of the corpus, read and decoded.
@@ -197,46 +201,36 @@ impl CorpusBuilder {
             .require_git(false)
             .follow_links(false)
             .filter_entry(move |e| !exclude.iter().any(|x| e.path() == x));
-        let mut files = Vec::new();
-        let mut skipped = Vec::new();
-        for entry in walker.build() {
-            let entry = match entry {
-                Ok(e) => e,
-                Err(err) => {
-                    let path = error_path(&err).map(|p| relative(&root, p)).unwrap_or_default();
-                    skipped.push(Skipped {
-                        path,
-                        reason: SkipReason::Unreadable { error: err.to_string() },
-                    });
-                    continue;
+        let started_ns = guards::now_ns();
+        // The walk is a stat per file: it runs on every core.
+        type Found = (Vec<FileStat>, Vec<Skipped>, Vec<FileStat>);
+        let found: std::sync::Mutex<Found> = Default::default();
+        walker.build_parallel().run(|| {
+            let (root, found) = (&root, &found);
+            Box::new(move |entry| {
+                let folder = match &entry {
+                    Ok(e) if e.file_type().is_some_and(|t| t.is_dir()) => {
+                        guards::folder_guards(e.path())
+                    }
+                    _ => Vec::new(),
+                };
+                let item = scanned(root, entry);
+                let mut found = found.lock().unwrap_or_else(|p| p.into_inner());
+                found.2.extend(folder);
+                match item {
+                    Some(Ok(stat)) => found.0.push(stat),
+                    Some(Err(skip)) => found.1.push(skip),
+                    None => {}
                 }
-            };
-            if entry.depth() == 0 {
-                continue;
-            }
-            let Some(ft) = entry.file_type() else { continue };
-            if ft.is_dir() {
-                continue;
-            }
-            let path = relative(&root, entry.path());
-            if ft.is_symlink() {
-                skipped.push(Skipped { path, reason: SkipReason::Symlink });
-                continue;
-            }
-            if !ft.is_file() {
-                skipped.push(Skipped { path, reason: SkipReason::NotRegular });
-                continue;
-            }
-            match entry.metadata() {
-                Ok(meta) => {
-                    files.push(FileStat { path, size: meta.len(), mtime_ns: mtime_ns(&meta) })
-                }
-                Err(err) => skipped.push(Skipped {
-                    path,
-                    reason: SkipReason::Unreadable { error: err.to_string() },
-                }),
-            }
-        }
+                ignore::WalkState::Continue
+            })
+        });
+        let (mut files, mut skipped, mut entries) =
+            found.into_inner().unwrap_or_else(|p| p.into_inner());
+        let (above, absent) = guards::ancestor_guards(&root);
+        entries.extend(above);
+        entries.sort_by(|a, b| a.path.cmp(&b.path));
+        let guards = WalkGuards { started_ns, entries, absent };
         files.sort_by(|a, b| a.path.cmp(&b.path));
         // Oversized files are known from the stat alone; they are never opened.
         let max = self.max_file_size;
@@ -252,7 +246,7 @@ impl CorpusBuilder {
             }
         });
         skipped.sort_by(|a, b| a.path.cmp(&b.path));
-        Ok(Scan { root, files, skipped })
+        Ok(Scan { root, files, skipped, guards })
     }
 
     /// Reads the files of a scan in parallel.
@@ -297,6 +291,44 @@ pub fn canonical_root(root: &Path) -> Result<PathBuf> {
     root.canonicalize().map_err(|e| Error::io("resolving", root, e))
 }
 
+/// What the walk makes of one entry: a file's stat, a file skipped and
+/// why, or nothing (the root, folders).
+fn scanned(
+    root: &Path,
+    entry: std::result::Result<ignore::DirEntry, ignore::Error>,
+) -> Option<std::result::Result<FileStat, Skipped>> {
+    let entry = match entry {
+        Ok(e) => e,
+        Err(err) => {
+            let path = error_path(&err).map(|p| relative(root, p)).unwrap_or_default();
+            return Some(Err(Skipped {
+                path,
+                reason: SkipReason::Unreadable { error: err.to_string() },
+            }));
+        }
+    };
+    if entry.depth() == 0 {
+        return None;
+    }
+    let ft = entry.file_type()?;
+    if ft.is_dir() {
+        return None;
+    }
+    let path = relative(root, entry.path());
+    if ft.is_symlink() {
+        return Some(Err(Skipped { path, reason: SkipReason::Symlink }));
+    }
+    if !ft.is_file() {
+        return Some(Err(Skipped { path, reason: SkipReason::NotRegular }));
+    }
+    Some(match entry.metadata() {
+        Ok(meta) => Ok(FileStat { path, size: meta.len(), mtime_ns: mtime_ns(&meta) }),
+        Err(err) => {
+            Err(Skipped { path, reason: SkipReason::Unreadable { error: err.to_string() } })
+        }
+    })
+}
+
 fn error_path(err: &ignore::Error) -> Option<&Path> {
     match err {
         ignore::Error::WithPath { path, .. } => Some(path),
@@ -316,7 +348,7 @@ pub fn relative(root: &Path, path: &Path) -> String {
     parts.join("/")
 }
 
-fn mtime_ns(meta: &std::fs::Metadata) -> i64 {
+pub(crate) fn mtime_ns(meta: &std::fs::Metadata) -> i64 {
     meta.modified()
         .ok()
         .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())

@@ -29,6 +29,7 @@ pub use crate::{
     },
     error::{Error, Result},
     fragment::{Fragment, FragmentSpan, FragmentTable, LineChunker, line_starts},
+    guards::WalkGuards,
     hit::{Hit, Rank, sort_hits},
     ids::{ChunkId, FileId, SymbolId},
     import::ImportKind,
@@ -51,6 +52,7 @@ mod content;
 mod corpus;
 mod error;
 mod fragment;
+mod guards;
 mod hit;
 mod ids;
 mod import;

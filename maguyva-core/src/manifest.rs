@@ -2,10 +2,12 @@
 //! versions, so that staleness and incompatibility are detected instead of
 //! giving wrong results. Format: `doc/format/manifest.md`.
 
-use crate::corpus::{FileStat, Scan, Skipped};
+use crate::corpus::{FileStat, Scan, SkipReason, Skipped};
 use crate::error::Result;
+use crate::guards::WalkGuards;
 use crate::language::Language;
 use crate::store::{self, FormatVersion};
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -14,8 +16,9 @@ use std::path::{Path, PathBuf};
 pub const MANIFEST_FILE: &str = "manifest.mgv";
 
 /// Manifest format. Changelog: v1 initial; v2 the build options
-/// (`options`), reused by later runs that do not name their own.
-pub const MANIFEST_FORMAT: FormatVersion = FormatVersion { kind: *b"MANI", current: 2, oldest: 2 };
+/// (`options`), reused by later runs that do not name their own; v3 the
+/// walk's guards (`guards`), to tell staleness without walking.
+pub const MANIFEST_FORMAT: FormatVersion = FormatVersion { kind: *b"MANI", current: 3, oldest: 3 };
 
 /// One indexed file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -65,6 +68,9 @@ pub struct Manifest {
     /// build the same index instead of a different one.
     #[serde(default)]
     pub options: BTreeMap<String, String>,
+    /// The folders and ignore files the walk's result rests on.
+    #[serde(default)]
+    pub guards: WalkGuards,
 }
 
 /// How a tree differs from what an index recorded.
@@ -121,6 +127,54 @@ impl Manifest {
         changes
     }
 
+    /// The changes since the index was built, found by stat'ing the files it
+    /// recorded instead of walking, or `None` when the tree's shape may have
+    /// changed (a folder or an ignore file did; see [`WalkGuards`]) and only
+    /// a new walk can tell. When `Some`, it equals [`Manifest::changes`] of a
+    /// new scan.
+    pub fn quick_changes(&self) -> Option<Changes> {
+        if !self.guards.hold() {
+            return None;
+        }
+        // A file skipped as too large that shrank under the cap is new to
+        // the index; one still too large is no change.
+        let too_large: Vec<&str> = self
+            .skipped
+            .iter()
+            .filter(|s| matches!(s.reason, SkipReason::TooLarge { .. }))
+            .map(|s| s.path.as_str())
+            .collect();
+        let now: Vec<Option<(u64, i64)>> = self
+            .scanned
+            .par_iter()
+            .map(|f| f.path.as_str())
+            .chain(too_large.par_iter().copied())
+            .map(|p| {
+                let meta = std::fs::symlink_metadata(self.root.join(p)).ok()?;
+                meta.is_file().then(|| (meta.len(), crate::corpus::mtime_ns(&meta)))
+            })
+            .collect();
+        let mut changes = Changes::default();
+        for (f, stat) in self.scanned.iter().zip(&now) {
+            match stat {
+                None => changes.removed.push(f.path.clone()),
+                Some((size, _)) if *size > self.max_file_size => {
+                    changes.removed.push(f.path.clone())
+                }
+                Some((size, mtime)) if (*size, *mtime) != (f.size, f.mtime_ns) => {
+                    changes.modified.push(f.path.clone())
+                }
+                Some(_) => {}
+            }
+        }
+        for (path, stat) in too_large.iter().zip(&now[self.scanned.len()..]) {
+            if stat.is_some_and(|(size, _)| size <= self.max_file_size) {
+                changes.added.push(path.to_string());
+            }
+        }
+        Some(changes)
+    }
+
     /// Writes the manifest into a generation folder.
     pub fn save(&self, gen_dir: &Path) -> Result<()> {
         let json = serde_json::to_vec(self)
@@ -157,6 +211,7 @@ mod tests {
             fragments: 0,
             components: BTreeMap::new(),
             options: BTreeMap::new(),
+            guards: WalkGuards::default(),
         }
     }
 
@@ -167,6 +222,7 @@ mod tests {
             root: PathBuf::from("/r"),
             files: vec![stat("a", 1, 1), stat("b", 2, 9), stat("d", 4, 4)],
             skipped: vec![],
+            guards: WalkGuards::default(),
         };
         let c = m.changes(&scan);
         assert_eq!(c.added, vec!["d"]);
@@ -175,6 +231,43 @@ mod tests {
         assert_eq!(c.len(), 3);
         let same = Scan { files: m.scanned.clone(), ..scan };
         assert!(m.changes(&same).is_empty());
+    }
+
+    fn age(path: &Path) {
+        let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+        let file = std::fs::File::options().write(true).open(path);
+        file.or_else(|_| std::fs::File::open(path)).unwrap().set_modified(old).unwrap();
+    }
+
+    #[test]
+    fn quick_changes_agree_with_a_walk_or_decline() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path();
+        std::fs::create_dir(root.join("src")).unwrap();
+        std::fs::write(root.join("src/a.rs"), "fn a() {}\n").unwrap();
+        std::fs::write(root.join("src/big.txt"), "x".repeat(200)).unwrap();
+        for p in ["src/a.rs", "src/big.txt", "src", ""] {
+            age(&root.join(p));
+        }
+        let mut walker = crate::CorpusBuilder::new();
+        walker.max_file_size(100);
+        let scan = walker.scan(root).unwrap();
+        let mut m = manifest(scan.files.clone());
+        m.root = scan.root.clone();
+        m.skipped = scan.skipped.clone();
+        m.max_file_size = 100;
+        m.guards = scan.guards.clone();
+        assert_eq!(m.quick_changes(), Some(Changes::default()));
+        // Edited in place: the folder keeps its time; the walk is not needed.
+        std::fs::write(root.join("src/a.rs"), "fn a() { changed() }\n").unwrap();
+        std::fs::write(root.join("src/big.txt"), "small").unwrap();
+        let quick = m.quick_changes().expect("the folders kept their shape");
+        assert_eq!(quick, m.changes(&walker.scan(root).unwrap()));
+        assert_eq!(quick.modified, vec!["src/a.rs"]);
+        assert_eq!(quick.added, vec!["src/big.txt"]);
+        // A new file changes its folder: only a walk can tell.
+        std::fs::write(root.join("src/b.rs"), "fn b() {}\n").unwrap();
+        assert_eq!(m.quick_changes(), None);
     }
 
     #[test]

@@ -513,6 +513,7 @@ pub fn build_index(
         fragments: fragments.len(),
         components: settings.components()?,
         options: settings.options(),
+        guards: scan.guards.clone(),
     };
     content.save(staging.path())?;
     store::save(&staging.path().join(FRAGMENTS_FILE), FRAGMENTS_FORMAT, "fragments", &fragments)?;
