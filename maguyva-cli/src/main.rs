@@ -139,7 +139,7 @@ struct SearchArgs {
     /// several are fused.
     #[arg(long, value_delimiter = ',', value_name = "MODALITY")]
     modality: Vec<Modality>,
-    /// The ranking: `default` (learned), `seed` (the specification's
+    /// The ranking: `default` (learned), `seed` (the hand-set
     /// numbers), or a JSON file laid over the default (doc/ranking.md).
     #[arg(long, value_name = "NAME|FILE", default_value = "default")]
     ranking: String,

@@ -75,7 +75,7 @@ fn explain_shows_why() {
     let repo = Repo::fixture("typescript");
     let (run, json) = repo.search_json(
         "how is a discount applied to a price",
-        // The seed ranking, so that the numbers are the specification's.
+        // The seed ranking, so that the numbers are the hand-set ones.
         &["--explain", "--preset", "thorough", "--ranking", "seed"],
     );
     assert_eq!(run.code, 0, "{}", run.stderr);

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 /// Zero-based position of a hit in one modality's ranked list. Fusion uses
 /// ranks, never raw scores, because scores of different retrievers are not on
-/// one scale (SPEC "Weighted Reciprocal Rank Fusion").
+/// one scale (doc/intents.md, fusion).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct Rank(pub u32);
 

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-/// One of Maguyva's independent retrievers (SPEC "The four modalities").
+/// One of Maguyva's independent retrievers (doc/ARCHITECTURE.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Modality {
@@ -17,7 +17,7 @@ pub enum Modality {
 }
 
 impl Modality {
-    /// Every modality, in the column order of SPEC's weight table.
+    /// Every modality, in the column order of the seed's weight table.
     pub const ALL: [Modality; 4] =
         [Modality::Semantic, Modality::Text, Modality::Structural, Modality::Graph];
 

@@ -2,7 +2,7 @@
 
 use crate::error::{Error, Result};
 
-/// SPEC is silent on query length; queries above this many characters are
+/// No rule bounds a query; queries above this many characters are
 /// refused with a clear error rather than slowing every modality down. A
 /// pasted function fits comfortably.
 pub const MAX_QUERY_CHARS: usize = 8192;

@@ -1,33 +1,33 @@
-//! The intent classifier of SPEC "Intent classification": an ordered list of
+//! The intent classifier (doc/intents.md): an ordered list of
 //! cheap rules, first match wins. It runs on every query, so it is a single
 //! pass over the words with no regex and no allocation beyond the word list.
 
 use crate::intent::Intent;
 use serde::Serialize;
 
-/// SPEC rule 1: a query starting with a definition keyword.
+/// Rule 1: a query starting with a definition keyword.
 pub const CONFIDENCE_DEFINITION_KEYWORD: f32 = 0.95;
-/// SPEC rule 2: "who calls", "callers of" ...
+/// Rule 2: "who calls", "callers of" ...
 pub const CONFIDENCE_REFERENCES: f32 = 0.90;
 /// "where is NAME defined", "definition of NAME": a question that asks for
 /// one definition, as surely as a reference or impact question asks for
 /// its kind of answer.
 pub const CONFIDENCE_DEFINITION_QUESTION: f32 = 0.90;
-/// SPEC rule 3: "impact", "blast radius" ...
+/// Rule 3: "impact", "blast radius" ...
 pub const CONFIDENCE_IMPACT: f32 = 0.90;
-/// SPEC rule 4: a quoted string.
+/// Rule 4: a quoted string.
 pub const CONFIDENCE_QUOTED: f32 = 0.90;
-/// SPEC rule 4: an error token.
+/// Rule 4: an error token.
 pub const CONFIDENCE_ERROR_TOKEN: f32 = 0.85;
-/// SPEC rule 5: the query is a bare identifier.
+/// Rule 5: the query is a bare identifier.
 pub const CONFIDENCE_BARE_IDENTIFIER: f32 = 0.80;
-/// SPEC rule 5: an identifier inside a longer query (the floor).
+/// Rule 5: an identifier inside a longer query (the floor).
 pub const CONFIDENCE_IDENTIFIER_MIN: f32 = 0.60;
-/// SPEC rule 6: "how", "why", "explain" ...
+/// Rule 6: "how", "why", "explain" ...
 pub const CONFIDENCE_UNDERSTAND: f32 = 0.75;
-/// SPEC rule 7: nothing matched.
+/// Rule 7: nothing matched.
 pub const CONFIDENCE_FALLBACK: f32 = 0.40;
-/// The find_similar rule (SPEC leaves its design open): "similar to",
+/// The find_similar rule (the seed leaves its design open): "similar to",
 /// "like this", or a query that is itself code.
 pub const CONFIDENCE_SIMILAR: f32 = 0.80;
 
@@ -36,7 +36,7 @@ pub const CONFIDENCE_SIMILAR: f32 = 0.80;
 const DESCRIPTION_WORDS: usize = 4;
 
 /// The confidence at or above which an ordinary query skips fusion and goes
-/// to its profile's dominant modality (SPEC "Direct path and fused path").
+/// to its profile's dominant modality (doc/intents.md).
 pub const DIRECT_THRESHOLD: f32 = 0.85;
 
 const DEFINITION_KEYWORDS: &[&str] = &[
@@ -187,7 +187,7 @@ fn asks_for_definition(lower: &str) -> bool {
     }
 }
 
-/// Classifies queries by SPEC's ordered rules.
+/// Classifies queries by the seed's ordered rules.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct IntentClassifier;
 
@@ -486,7 +486,7 @@ mod tests {
         }
         // A keyword alone names nothing; it is not a definition query.
         check("class", Intent::UnderstandCode, 0.40);
-        // A keyword opening a description keeps SPEC's rule but is mixed,
+        // A keyword opening a description keeps the seed's rule but is mixed,
         // so it is fused rather than sent to one modality.
         let c =
             IntentClassifier::new().classify("class utility methods for reflection and packages");

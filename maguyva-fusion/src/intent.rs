@@ -1,5 +1,5 @@
-//! The six intents of SPEC "Intent classification" and their weight profiles
-//! (SPEC "Weight profiles").
+//! The six intents of the classifier and their weight profiles
+//! (doc/intents.md).
 
 use crate::classify::Classification;
 use crate::weights::ModalityWeights;
@@ -24,7 +24,7 @@ pub enum Intent {
 }
 
 impl Intent {
-    /// Every intent, in SPEC's table order.
+    /// Every intent, in the seed's table order.
     pub const ALL: [Intent; 6] = [
         Intent::FindDefinition,
         Intent::FindReferences,
@@ -34,7 +34,7 @@ impl Intent {
         Intent::ExactMatch,
     ];
 
-    /// SPEC's name.
+    /// Its name in doc/intents.md.
     pub fn as_str(self) -> &'static str {
         match self {
             Intent::FindDefinition => "find_definition",
@@ -46,7 +46,7 @@ impl Intent {
         }
     }
 
-    /// SPEC "Weight profiles": the default weights of this intent.
+    /// The seed (doc/intents.md): the default weights of this intent.
     pub fn profile(self) -> ModalityWeights {
         match self {
             Intent::FindDefinition => ModalityWeights::new(0.2, 0.1, 0.6, 0.1),
@@ -95,7 +95,7 @@ pub struct WeightProfile {
     /// find_definition asked as a question that names an identifier
     /// (`how parseConfig reads defaults`) rather than as the bare name: such
     /// a question wants the code about the name as much as its definition.
-    /// SPEC gives it find_definition's weights; the default ranking learns
+    /// The seed gives it find_definition's weights; the default ranking learns
     /// its own.
     pub find_definition_in_question: ModalityWeights,
 }

@@ -1,4 +1,4 @@
-//! Presets and strategies of SPEC "Direct path and fused path".
+//! Presets, and the direct and fused strategies (doc/intents.md).
 
 use crate::weights::{ModalityWeights, RRF_K_DEFAULT, RRF_K_THOROUGH};
 use maguyva_core::Modality;
@@ -19,7 +19,7 @@ pub enum Preset {
 }
 
 impl Preset {
-    /// SPEC's name.
+    /// Its name in doc/intents.md.
     pub fn as_str(self) -> &'static str {
         match self {
             Preset::Quick => "quick",
@@ -37,7 +37,7 @@ impl Preset {
         }
     }
 
-    /// SPEC "Presets": the RRF constant (quick never fuses).
+    /// Seed preset (doc/intents.md): the RRF constant (quick never fuses).
     pub fn rrf_k(self) -> f32 {
         match self {
             Preset::Thorough => RRF_K_THOROUGH,
@@ -86,7 +86,7 @@ pub enum FusionStrategy {
 }
 
 impl FusionStrategy {
-    /// SPEC's name.
+    /// Its name in doc/intents.md.
     pub fn as_str(self) -> &'static str {
         match self {
             FusionStrategy::Direct => "direct",

@@ -1,4 +1,4 @@
-//! Weighted Reciprocal Rank Fusion (SPEC "Weighted Reciprocal Rank Fusion").
+//! Weighted Reciprocal Rank Fusion (doc/intents.md, fusion).
 //!
 //! Fusion works on files: each modality's ranked fragments are reduced to
 //! its ranked distinct files (a file's rank is that of its best fragment), so
@@ -7,7 +7,7 @@
 //! modality of weight `w` contributes `w / (k + r + 1)`, times the centrality
 //! boost; contributions are summed; hits under vendor or build paths are
 //! down-ranked; the file keeps the fragment of its largest contribution. A
-//! per-file prior from the context (signals beyond SPEC, off by default in
+//! per-file prior from the context (signals beyond the seed, off by default in
 //! `NoContext`) multiplies the sum last.
 
 use crate::weights::{ModalityWeights, VENDOR_FACTOR, centrality_boost};
@@ -27,7 +27,7 @@ pub trait FusionContext {
         false
     }
 
-    /// A factor on the file's fused score from signals beyond SPEC's
+    /// A factor on the file's fused score from signals beyond the seed's
     /// recipe (see `signals`); 1 leaves it alone.
     fn prior(&self, _file: FileId) -> f32 {
         1.0
@@ -85,7 +85,7 @@ pub struct FusedHit {
     pub vendor_factor: f32,
     /// The file prior applied (1 when no signal moved it).
     pub prior: f32,
-    /// Per-modality contributions, in SPEC's modality order.
+    /// Per-modality contributions, in the seed's modality order.
     pub contributions: Vec<Contribution>,
 }
 

@@ -1,5 +1,5 @@
-//! Ranking signals beyond SPEC's recipe, each behind a named switch so that
-//! `maguyva eval` can measure it alone. SPEC's numbers (weights, k, boost)
+//! Ranking signals beyond the seed recipe, each behind a named switch so that
+//! `maguyva eval` can measure it alone. The seed's numbers (weights, k, boost)
 //! are untouched by them: each is a per-file prior that multiplies the
 //! fused score.
 
@@ -19,7 +19,7 @@ pub const QUERY_SYMBOL_LIFT: f32 = 0.15;
 pub const NAMED_FILE_LIFT: f32 = 0.15;
 
 /// Which signals run, and how strongly. The switches and strengths of the
-/// default ranking are learned (doc/ranking.md); `Signals::NONE` is SPEC's
+/// default ranking are learned (doc/ranking.md); `Signals::NONE` is the seed's
 /// recipe alone.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -60,7 +60,7 @@ impl Default for Signals {
 }
 
 impl Signals {
-    /// Every signal off: SPEC's recipe alone.
+    /// Every signal off: the seed recipe alone.
     pub const NONE: Signals = Signals {
         test_files: false,
         test_file_factor: TEST_FILE_FACTOR,

@@ -1,18 +1,18 @@
-//! Per-modality weights and the fusion constants of SPEC.md.
+//! Per-modality weights and the fusion constants of doc/intents.md.
 
 use maguyva_core::Modality;
 use serde::{Deserialize, Serialize};
 
-/// SPEC "Presets": RRF k of the default preset.
+/// Seed preset (doc/intents.md): RRF k of the default preset.
 pub const RRF_K_DEFAULT: f32 = 40.0;
-/// SPEC "Presets": RRF k of the thorough preset.
+/// Seed preset (doc/intents.md): RRF k of the thorough preset.
 pub const RRF_K_THOROUGH: f32 = 60.0;
-/// SPEC "Weighted Reciprocal Rank Fusion": the boost grows as 0.3 ln(1 + centrality).
+/// Seed (doc/intents.md): the boost grows as 0.3 ln(1 + centrality).
 pub const BOOST_SCALE: f32 = 0.3;
-/// SPEC "Weighted Reciprocal Rank Fusion": a hub outranks a leaf by at most 1.5x.
+/// Seed (doc/intents.md): a hub outranks a leaf by at most 1.5x.
 pub const MAX_BOOST: f32 = 1.5;
 /// Score factor for hits under vendor, build-output and archive paths, and
-/// minified bundles (SPEC asks for down-ranking and leaves the amount open).
+/// minified bundles (the seed asks for down-ranking and leaves the amount open).
 pub const VENDOR_FACTOR: f32 = 0.5;
 
 /// A weight for each modality; a modality of weight 0 does not run.
@@ -36,7 +36,7 @@ impl Default for ModalityWeights {
 }
 
 impl ModalityWeights {
-    /// Weights in SPEC's column order: semantic, text, structural, graph.
+    /// Weights in the seed's column order: semantic, text, structural, graph.
     pub const fn new(semantic: f32, text: f32, structural: f32, graph: f32) -> Self {
         ModalityWeights { semantic, text, structural, graph }
     }
@@ -61,7 +61,7 @@ impl ModalityWeights {
         }
     }
 
-    /// Modalities with a positive weight, in SPEC's order.
+    /// Modalities with a positive weight, in the seed's order.
     pub fn active(&self) -> Vec<Modality> {
         Modality::ALL.into_iter().filter(|&m| self.get(m) > 0.0).collect()
     }
@@ -87,7 +87,7 @@ impl ModalityWeights {
     }
 }
 
-/// SPEC's graph-importance boost: `min(1 + 0.3 ln(1 + centrality), 1.5)`.
+/// The seed's graph-importance boost: `min(1 + 0.3 ln(1 + centrality), 1.5)`.
 /// Centrality is never negative; a negative or NaN input counts as 0.
 pub fn centrality_boost(centrality: f32) -> f32 {
     let c = if centrality.is_finite() && centrality > 0.0 { centrality } else { 0.0 };
@@ -95,7 +95,7 @@ pub fn centrality_boost(centrality: f32) -> f32 {
 }
 
 /// Whether a path lies under vendored, generated or build-output folders, or
-/// is a minified bundle or an archive (SPEC: such hits are down-ranked).
+/// is a minified bundle or an archive (the seed down-ranks such hits).
 pub fn is_vendor_path(path: &str) -> bool {
     const DIRS: [&str; 8] = [
         "vendor",

@@ -3,7 +3,7 @@
 //! linear in the edges per iteration (200k nodes and 1M edges take well
 //! under a second).
 
-/// SPEC leaves the damping open; 0.85 is the customary value.
+/// No rule fixes the damping; 0.85 is the customary value.
 pub const DAMPING: f64 = 0.85;
 /// Iteration stops when the L1 change falls below this.
 pub const TOLERANCE: f64 = 1e-10;
