@@ -20,7 +20,9 @@ fn main() -> Result<(), Box<dyn Error>> {
         .ok_or_else(|| format!("unknown language {lang:?}"))?;
     let text = std::fs::read_to_string(&path)?;
     let mut parser = Parser::new();
-    parser.set_language(&maguyva_ast::grammar(language))?;
+    let grammar = maguyva_ast::grammar(language)
+        .ok_or_else(|| format!("this build has no {lang} grammar"))?;
+    parser.set_language(&grammar)?;
     let tree = parser.parse(&text, None).ok_or("the parser gave no tree")?;
     print_node(&mut tree.walk(), &text, 0);
     Ok(())

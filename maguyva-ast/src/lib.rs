@@ -22,7 +22,7 @@ pub use crate::{
     extract::{
         FileOutline, OutlineItem, PARSE_BUDGET, check_queries, outline, query_source, separator,
     },
-    grammar::grammar,
+    grammar::{grammar, has_grammar},
     occurrence::{Import, Occurrence, import_path},
     package::declared_package,
     search::{DefinitionQuery, StructuralParams, StructuralRetriever},

@@ -221,7 +221,15 @@ struct KindTable {
 
 impl KindTable {
     fn new(language: Language) -> KindTable {
-        let grammar = crate::grammar::grammar(language);
+        let Some(grammar) = crate::grammar::grammar(language) else {
+            return KindTable {
+                call: Vec::new(),
+                identifier: Vec::new(),
+                word: Vec::new(),
+                token_tree: Vec::new(),
+                callee_fields: Vec::new(),
+            };
+        };
         let n = grammar.node_kind_count();
         let mut t = KindTable {
             call: vec![false; n],

@@ -7,12 +7,14 @@ use crate::error::{Error, Result};
 use crate::extract::FileOutline;
 use crate::symbol::{SymbolKind, SymbolRef};
 use maguyva_core::store::FormatVersion;
-use maguyva_core::tokens::split_identifier;
 use maguyva_core::{
     Analyzer, Array, Bytes, FileId, LineSpan, SectionFile, SectionWriter, SymbolId,
 };
 use std::collections::BTreeMap;
 use std::path::Path;
+
+/// Lowercase sub-words joined: the key that makes naming conventions meet.
+pub use maguyva_core::tokens::normalize_name as normalize;
 
 /// The symbol table's file inside a generation folder.
 pub const SYMBOLS_FILE: &str = "symbols.mgv";
@@ -41,16 +43,6 @@ pub fn doc_summary(doc: &str) -> &str {
         .nth(DOC_SUMMARY_WORDS)
         .map_or(doc.len(), |(i, _)| i);
     &doc[..end]
-}
-
-/// A name's lowercase sub-words joined: the key that makes naming
-/// conventions meet.
-pub fn normalize(name: &str) -> String {
-    let mut out = String::with_capacity(name.len());
-    for part in split_identifier(name) {
-        out.extend(part.chars().flat_map(char::to_lowercase));
-    }
-    out
 }
 
 /// A dictionary from keys to lists of symbols.

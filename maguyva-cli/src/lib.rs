@@ -1,9 +1,11 @@
-//! The engine behind the `maguyva` command: building, opening and refreshing
-//! an index, answering queries, rendering results, and evaluating ranking on
-//! a benchmark. The binary is a thin layer over [`engine`] and [`eval`].
+//! The `maguyva` command's library: rendering results, the progress bar,
+//! and evaluating ranking on a benchmark. The engine itself (building,
+//! opening and refreshing an index, answering queries) is the
+//! `maguyva-engine` crate, re-exported here as [`engine`]; the binary is
+//! argument parsing and printing over it.
 #![deny(missing_docs)]
 
-pub mod engine;
+pub use maguyva_engine as engine;
 pub mod eval;
 pub mod output;
 pub mod progress;

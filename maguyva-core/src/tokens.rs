@@ -263,6 +263,17 @@ impl<'a> Iterator for SubWords<'a> {
     }
 }
 
+/// A name's lowercase sub-words joined: the key that makes naming
+/// conventions meet (`parse_config`, `parseConfig` and `ParseConfig` all
+/// become `parseconfig`). Symbol tables and the graph both look names up by it.
+pub fn normalize_name(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    for part in split_identifier(name) {
+        out.extend(part.chars().flat_map(char::to_lowercase));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

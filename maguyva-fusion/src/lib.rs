@@ -1,5 +1,5 @@
 //! Fusion for Maguyva: weighted Reciprocal Rank Fusion of the modalities'
-//! ranked lists, with SPEC's constants. A pure function: ranked lists,
+//! ranked lists, with the seed's constants. A pure function: ranked lists,
 //! weights, k and centralities in, a fused ranking out; no I/O.
 //!
 //! ```
@@ -21,6 +21,7 @@ pub use crate::{
         DIRECT_THRESHOLD, IntentClassifier, Rule, named_identifiers,
     },
     intent::{Intent, WeightProfile},
+    plan::{Plan, PlanRequest, fallback_plan, plan},
     preset::{FusionStrategy, Preset},
     rrf::{Contribution, FusedHit, FusionContext, FusionParams, NoContext, fuse},
     signals::{
@@ -35,6 +36,7 @@ pub use crate::{
 
 mod classify;
 mod intent;
+mod plan;
 mod preset;
 mod rrf;
 mod signals;

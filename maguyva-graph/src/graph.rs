@@ -18,6 +18,9 @@ use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::Path;
 
+/// Lowercase sub-words joined: the key that makes naming conventions meet.
+pub use maguyva_core::tokens::normalize_name as normalize;
+
 /// The graph's file inside a generation folder.
 pub const GRAPH_FILE: &str = "graph.mgv";
 
@@ -781,15 +784,6 @@ impl CallGraph {
         CallGraph::from_stored(s)
             .map_err(|_| Error::Core(maguyva_core::Error::corrupt(path, "an edge names no node")))
     }
-}
-
-/// Lowercase sub-words joined: naming conventions folded.
-pub fn normalize(name: &str) -> String {
-    let mut out = String::with_capacity(name.len());
-    for part in maguyva_core::tokens::split_identifier(name) {
-        out.extend(part.chars().flat_map(char::to_lowercase));
-    }
-    out
 }
 
 /// Files by the package or namespace they declare, for the languages whose

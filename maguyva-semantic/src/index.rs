@@ -9,6 +9,7 @@
 
 use crate::embed::{CorpusModel, Embedder, Role, Vectors};
 use crate::error::{Error, Result};
+#[cfg(feature = "hnsw")]
 use crate::hnsw::{EF_SEARCH, HnswIndex};
 use crate::pack::{Projection, cosine_int8, mean, pack, to_int8, words_for};
 use crate::scan;
@@ -23,6 +24,7 @@ use std::sync::Arc;
 /// The semantic index's file inside a generation folder.
 pub const SEMANTIC_FILE: &str = "semantic.mgv";
 /// Base name of the HNSW files beside it.
+#[cfg(feature = "hnsw")]
 const HNSW_BASENAME: &str = "semantic";
 
 /// Semantic index format. Changelog: v1 initial; v2 codes of full-precision
@@ -48,6 +50,7 @@ pub const PROJECTED_BITS_PER_DIMENSION: usize = 4;
 pub const RESCORE_OVERSAMPLING: usize = 4;
 
 /// Nearest codes as `(index, Hamming distance)`.
+#[cfg(feature = "hnsw")]
 pub type Neighbours = Vec<(u32, u32)>;
 
 /// How a search runs.
@@ -123,6 +126,7 @@ impl Default for VectorIndexBuilder {
 #[derive(Debug)]
 pub struct VectorIndex {
     s: Stored,
+    #[cfg(feature = "hnsw")]
     hnsw: Option<HnswIndex>,
     projection: Option<Projection>,
 }
@@ -166,10 +170,18 @@ impl VectorIndexBuilder {
     }
 
     fn finish(&self, s: Stored) -> VectorIndex {
-        let n = s.codes.len() / s.words.max(1);
-        let hnsw = (n >= self.hnsw_threshold && n > 0).then(|| HnswIndex::build(&s.codes, s.words));
+        #[cfg(feature = "hnsw")]
+        let hnsw = {
+            let n = s.codes.len() / s.words.max(1);
+            (n >= self.hnsw_threshold && n > 0).then(|| HnswIndex::build(&s.codes, s.words))
+        };
         let projection = projection_of(&s);
-        VectorIndex { s, hnsw, projection }
+        VectorIndex {
+            s,
+            #[cfg(feature = "hnsw")]
+            hnsw,
+            projection,
+        }
     }
 
     /// Embeds `documents` (one per fragment) and indexes them. Vectors of
@@ -311,7 +323,10 @@ impl VectorIndex {
 
     /// Whether an HNSW graph was built.
     pub fn has_hnsw(&self) -> bool {
-        self.hnsw.is_some()
+        #[cfg(feature = "hnsw")]
+        return self.hnsw.is_some();
+        #[cfg(not(feature = "hnsw"))]
+        false
     }
 
     /// The corpus-learned model, when the index was built with one; shared,
@@ -372,10 +387,13 @@ impl VectorIndex {
         }
         let rescore = options.rescore && dense_query.is_some();
         let fetch = if rescore { k.saturating_mul(RESCORE_OVERSAMPLING) } else { k };
+        #[cfg(feature = "hnsw")]
         let candidates = match &self.hnsw {
             Some(h) if !options.exact => h.nearest(&code, fetch, EF_SEARCH.max(fetch)),
             _ => scan::nearest(&code, &self.s.codes, fetch),
         };
+        #[cfg(not(feature = "hnsw"))]
+        let candidates = scan::nearest(&code, &self.s.codes, fetch);
         let mut scored: Vec<(u32, f32)> = match dense_query {
             Some(q) if rescore => candidates
                 .into_iter()
@@ -409,6 +427,7 @@ impl VectorIndex {
     }
 
     /// The exact Hamming neighbours and the HNSW ones, for measuring recall.
+    #[cfg(feature = "hnsw")]
     pub fn compare_hnsw(&self, query: &Vectors, k: usize) -> Option<(Neighbours, Neighbours)> {
         let h = self.hnsw.as_ref()?;
         let code = match query {
@@ -424,7 +443,9 @@ impl VectorIndex {
     /// Writes the index (and its HNSW graph) into a generation folder.
     pub fn save(&self, gen_dir: &Path) -> Result<()> {
         let s = &self.s;
+        #[cfg_attr(not(feature = "hnsw"), allow(unused_mut))]
         let mut hnsw = None;
+        #[cfg(feature = "hnsw")]
         if let Some(h) = &self.hnsw {
             h.dump(gen_dir, HNSW_BASENAME)?;
             let crc = |ext: &str| -> Result<u32> {
@@ -471,6 +492,7 @@ impl VectorIndex {
     /// The index in an opened semantic file of the generation folder
     /// `gen_dir` (which holds its HNSW files, if any), checked against the
     /// number of fragments it must describe.
+    #[cfg_attr(not(feature = "hnsw"), allow(unused_variables))]
     pub fn read(file: &SectionFile, gen_dir: &Path, fragments: usize) -> Result<VectorIndex> {
         let path = file.path();
         let corrupt = |why: &str| Error::Core(maguyva_core::Error::corrupt(path, why));
@@ -507,6 +529,13 @@ impl VectorIndex {
         if !consistent {
             return Err(corrupt("vectors do not match the fragments"));
         }
+        #[cfg(not(feature = "hnsw"))]
+        if s.hnsw.is_some() {
+            return Err(corrupt(
+                "has an HNSW graph, which this build cannot read (no hnsw feature)",
+            ));
+        }
+        #[cfg(feature = "hnsw")]
         let hnsw = match &s.hnsw {
             None => None,
             Some(files) => {
@@ -525,6 +554,11 @@ impl VectorIndex {
             }
         };
         let projection = projection_of(&s);
-        Ok(VectorIndex { s, hnsw, projection })
+        Ok(VectorIndex {
+            s,
+            #[cfg(feature = "hnsw")]
+            hnsw,
+            projection,
+        })
     }
 }

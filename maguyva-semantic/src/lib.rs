@@ -31,12 +31,8 @@
 #![deny(missing_docs)]
 
 pub use crate::{
-    embed::{
-        CorpusModel, DEFAULT_CORPUS_DIMENSIONS, Embedder, Role, StaticModel, VOYAGE_DIMENSIONS,
-        Vectors, VoyageClient, VoyageConfig,
-    },
+    embed::{CorpusModel, DEFAULT_CORPUS_DIMENSIONS, Embedder, Role, VOYAGE_DIMENSIONS, Vectors},
     error::{Error, Result},
-    hnsw::{BitHamming, EF_SEARCH, HnswIndex},
     index::{
         DEFAULT_HNSW_THRESHOLD, EmbedStats, RESCORE_OVERSAMPLING, SEMANTIC_FILE, SEMANTIC_FORMAT,
         SearchOptions, VectorIndex, VectorIndexBuilder,
@@ -46,8 +42,16 @@ pub use crate::{
     scan::{hamming, nearest},
 };
 
+#[cfg(feature = "model2vec")]
+pub use crate::embed::StaticModel;
+#[cfg(feature = "voyage")]
+pub use crate::embed::{VoyageClient, VoyageConfig};
+#[cfg(feature = "hnsw")]
+pub use crate::hnsw::{BitHamming, EF_SEARCH, HnswIndex};
+
 mod embed;
 mod error;
+#[cfg(feature = "hnsw")]
 mod hnsw;
 mod index;
 mod pack;

@@ -1,9 +1,7 @@
 //! Which embedder the semantic modality uses, and how to make it.
 
 use maguyva_core::{Error, Result};
-use maguyva_semantic::{
-    DEFAULT_CORPUS_DIMENSIONS, Embedder, StaticModel, VoyageClient, VoyageConfig,
-};
+use maguyva_semantic::{DEFAULT_CORPUS_DIMENSIONS, Embedder};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -71,17 +69,8 @@ impl EmbedderChoice {
     pub fn open(&self) -> Result<Option<Arc<dyn Embedder>>> {
         Ok(match self {
             EmbedderChoice::Corpus { .. } => None,
-            EmbedderChoice::Model(dir) => Some(Arc::new(StaticModel::load(dir)?)),
-            EmbedderChoice::Voyage { dimensions } => {
-                let key = std::env::var(VOYAGE_KEY_VAR)
-                    .map_err(|_| Error::InvalidQuery(format!("{VOYAGE_KEY_VAR} is not set")))?;
-                let mut config = VoyageConfig::new(key);
-                config.dimension = *dimensions;
-                if let Ok(url) = std::env::var(VOYAGE_URL_VAR) {
-                    config.base_url = url;
-                }
-                Some(Arc::new(VoyageClient::new(config)?))
-            }
+            EmbedderChoice::Model(dir) => Some(open_model(dir)?),
+            EmbedderChoice::Voyage { dimensions } => Some(open_voyage(*dimensions)?),
         })
     }
 
@@ -133,6 +122,39 @@ impl EmbedderChoice {
             }),
         }
     }
+}
+
+#[cfg(feature = "model2vec")]
+fn open_model(dir: &Path) -> Result<Arc<dyn Embedder>> {
+    Ok(Arc::new(maguyva_semantic::StaticModel::load(dir)?))
+}
+
+#[cfg(not(feature = "model2vec"))]
+fn open_model(dir: &Path) -> Result<Arc<dyn Embedder>> {
+    Err(Error::InvalidQuery(format!(
+        "cannot load the model in {}: this build has no model2vec support (feature `model2vec`)",
+        dir.display()
+    )))
+}
+
+#[cfg(feature = "voyage")]
+fn open_voyage(dimensions: usize) -> Result<Arc<dyn Embedder>> {
+    use maguyva_semantic::{VoyageClient, VoyageConfig};
+    let key = std::env::var(VOYAGE_KEY_VAR)
+        .map_err(|_| Error::InvalidQuery(format!("{VOYAGE_KEY_VAR} is not set")))?;
+    let mut config = VoyageConfig::new(key);
+    config.dimension = dimensions;
+    if let Ok(url) = std::env::var(VOYAGE_URL_VAR) {
+        config.base_url = url;
+    }
+    Ok(Arc::new(VoyageClient::new(config)?))
+}
+
+#[cfg(not(feature = "voyage"))]
+fn open_voyage(_dimensions: usize) -> Result<Arc<dyn Embedder>> {
+    Err(Error::InvalidQuery(
+        "cannot embed with Voyage: this build has no Voyage client (feature `voyage`)".into(),
+    ))
 }
 
 #[cfg(test)]

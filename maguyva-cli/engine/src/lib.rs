@@ -1,6 +1,27 @@
-//! The engine: builds, opens and refreshes an index, and answers queries by
-//! running the modalities over it. The CLI and `maguyva eval` both go through
-//! here, so the evaluation measures exactly what users run.
+//! Maguyva's engine as a library: builds, opens and refreshes an index, and
+//! answers queries by running the modalities over it. The `maguyva` command
+//! and `maguyva eval` both go through here, so the evaluation measures
+//! exactly what users run.
+//!
+//! ```no_run
+//! use maguyva_engine::{IndexSettings, SearchRequest, default_index_dir, open_fresh};
+//! use maguyva_core::{IndexDir, NoProgress};
+//! let root = std::path::Path::new(".");
+//! let dir = IndexDir::new(default_index_dir(root));
+//! let settings = IndexSettings::recorded(&dir).unwrap_or_default();
+//! let (index, _refresh) = open_fresh(root, &dir, &settings, &NoProgress)?;
+//! for r in index.search(&SearchRequest::new("where is the config parsed"))?.results {
+//!     println!("{}:{}", r.path, r.start_line);
+//! }
+//! # Ok::<(), maguyva_core::Error>(())
+//! ```
+//!
+//! Cargo features (all on by default): `voyage` (the Voyage AI client),
+//! `model2vec` (static models from a folder), `hnsw` (HNSW graphs for very
+//! large indexes) and `all-languages` (every tree-sitter grammar; each
+//! language is a feature of `maguyva-ast`). With default features off the
+//! engine needs no HTTP, TLS or tokenizer library.
+#![deny(missing_docs)]
 
 mod build;
 mod embedder;

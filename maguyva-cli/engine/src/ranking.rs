@@ -9,16 +9,16 @@ use serde::{Deserialize, Serialize};
 use std::path::Path;
 use std::sync::LazyLock;
 
-/// The centrality fed to SPEC's boost is PageRank over the largest
+/// The centrality fed to the seed's boost is PageRank over the largest
 /// PageRank, times this: boosts then range from 1 to 1.03, enough to put a
-/// hub above a leaf at (nearly) equal relevance, as SPEC intends, without
+/// hub above a leaf at (nearly) equal relevance, as the seed intends, without
 /// overriding relevance. Measured on the development benchmark (text and
 /// structural fused, NDCG@10): no boost 0.844; this 0.843; PageRank over
 /// the largest unscaled (boosts up to 1.21) 0.801; PageRank times the number
 /// of nodes (average node 1, hubs capped at 1.5) 0.804.
 pub const DEFAULT_CENTRALITY_FACTOR: f32 = 0.1;
 
-/// How graph centrality is put on the scale of SPEC's boost
+/// How graph centrality is put on the scale of the seed's boost
 /// `min(1 + 0.3 ln(1 + c), 1.5)`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -80,7 +80,7 @@ pub struct RankingConfig {
     pub fragments_per_result: usize,
     /// Fragments fetched from each modality at least.
     pub min_fetch: usize,
-    /// Ranking signals beyond SPEC's recipe.
+    /// Ranking signals beyond the seed recipe.
     pub signals: Signals,
 }
 
@@ -113,7 +113,7 @@ impl Default for RankingConfig {
 }
 
 impl RankingConfig {
-    /// The seed ranking: SPEC's weight profiles, RRF k and centrality boost,
+    /// The seed ranking: the hand-set weight profiles, RRF k and centrality boost,
     /// the modalities' own priors, and no ranking signal.
     pub fn seed() -> RankingConfig {
         RankingConfig {
@@ -198,25 +198,25 @@ impl RankingConfig {
     /// the ranking its `base` field names (`seed` or `default`; the default
     /// when absent). Unknown fields are an error, so a typo never silently
     /// measures the defaults.
-    pub fn named(name: &str) -> anyhow::Result<RankingConfig> {
-        use anyhow::Context;
+    pub fn named(name: &str) -> maguyva_core::Result<RankingConfig> {
         match name {
             "default" | "learned" => Ok(RankingConfig::learned()),
             "seed" => Ok(RankingConfig::seed()),
             path => {
                 let path = Path::new(path);
+                let bad = |why: String| {
+                    maguyva_core::Error::InvalidQuery(format!("ranking {}: {why}", path.display()))
+                };
                 let text = std::fs::read_to_string(path)
-                    .with_context(|| format!("reading ranking {}", path.display()))?;
-                let value: serde_json::Value = serde_json::from_str(&text)
-                    .with_context(|| format!("parsing {}", path.display()))?;
-                let (base, patch) = RankingConfig::base_of(value)
-                    .map_err(anyhow::Error::msg)
-                    .with_context(|| format!("parsing {}", path.display()))?;
+                    .map_err(|e| maguyva_core::Error::io("reading ranking", path, e))?;
+                let value: serde_json::Value =
+                    serde_json::from_str(&text).map_err(|e| bad(e.to_string()))?;
+                let (base, patch) = RankingConfig::base_of(value).map_err(bad)?;
                 let base = match base {
                     Base::Seed => RankingConfig::seed(),
                     Base::Default => RankingConfig::learned(),
                 };
-                base.overlaid(patch).with_context(|| format!("parsing {}", path.display()))
+                base.overlaid(patch).map_err(|e| bad(e.to_string()))
             }
         }
     }

@@ -7,9 +7,9 @@ use maguyva_core::{
     ChunkId, FileId, Fragment, Hit, LineSpan, MatchMode, Modality, Query, Result, Retriever,
 };
 use maguyva_fusion::{
-    Classification, DIRECT_THRESHOLD, FileFacts, FusedHit, FusionContext, FusionParams,
-    FusionStrategy, Intent, IntentClassifier, ModalityWeights, Preset, Signals, WeightProfile,
-    file_prior, folded_name, fuse, is_vendor_path, named_identifiers,
+    Classification, FileFacts, FusedHit, FusionContext, FusionParams, FusionStrategy, Intent,
+    IntentClassifier, ModalityWeights, Plan, PlanRequest, Preset, Signals, fallback_plan,
+    file_prior, folded_name, fuse, is_vendor_path, named_identifiers, plan,
 };
 use maguyva_graph::{EdgeKind, GraphRetriever};
 use maguyva_trigram::TextRetriever;
@@ -47,6 +47,17 @@ pub struct SearchRequest {
 }
 
 impl SearchRequest {
+    /// What planning needs of the request, for a query read from it.
+    pub fn plan_request<'a>(&'a self, query: &Query) -> PlanRequest<'a> {
+        PlanRequest {
+            profiles: &self.ranking.profiles,
+            rrf_k: self.ranking.rrf_k,
+            preset: self.preset,
+            modalities: self.modalities.as_deref(),
+            exact: query.mode() != MatchMode::Keyword,
+        }
+    }
+
     /// A plain query for the default number of results.
     pub fn new(text: impl Into<String>) -> SearchRequest {
         SearchRequest {
@@ -276,6 +287,7 @@ impl Index {
     /// The recall@`k` of the HNSW graph against the exact Hamming scan for
     /// one query (codes at the `k`-th exact distance count as found, since
     /// ties make the exact set ambiguous); None without a graph.
+    #[cfg(feature = "hnsw")]
     pub fn hnsw_recall(&self, text: &str, k: usize) -> Result<Option<f64>> {
         let semantic = self.semantic()?;
         let q = semantic.embedder().embed(&[text], maguyva_semantic::Role::Query)?;
@@ -315,72 +327,6 @@ impl Index {
 /// The last part of a qualified name: `Builder` of `Rack::Builder`.
 fn last_segment(ident: &str) -> &str {
     ident.rsplit([':', '.', '#']).find(|s| !s.is_empty()).unwrap_or(ident)
-}
-
-/// Which modalities run, and how their lists combine.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Plan {
-    /// Direct or fused.
-    pub strategy: FusionStrategy,
-    /// The weights of the modalities that run (the others have 0).
-    pub weights: ModalityWeights,
-    /// The RRF constant.
-    pub k: f32,
-}
-
-/// Decides SPEC's direct or fused path for a request.
-///
-/// An explicit modality list replaces the preset's modalities and bounds
-/// the direct path too, so `--modality text,structural` is the whole
-/// pipeline with the other modalities switched off (what ablations need).
-pub fn plan(request: &SearchRequest, query: &Query, c: &Classification, intent: Intent) -> Plan {
-    let profile = request.ranking.profiles.weights_for(intent, c);
-    let k = match request.preset {
-        Preset::Thorough => request.preset.rrf_k(),
-        _ => request.ranking.rrf_k,
-    };
-    let single = |m: Modality| {
-        let mut weights = ModalityWeights::default();
-        weights.set(m, 1.0);
-        Plan { strategy: FusionStrategy::Direct, weights, k }
-    };
-    // Literals and regexes are the text modality's alone.
-    if query.mode() != MatchMode::Keyword {
-        return single(Modality::Text);
-    }
-    let explicit = request.modalities.as_deref();
-    match explicit {
-        Some([m]) => return single(*m),
-        None if request.preset == Preset::Quick => return single(Modality::Semantic),
-        _ => {}
-    }
-    let allowed = |m: Modality| explicit.is_none_or(|e| e.contains(&m));
-    // The dominant modality comes from the whole profile, not the preset:
-    // "who calls X" goes to the graph even though the default preset does
-    // not fuse it. The route is the specification's rule, read from the
-    // seed's profile: learned weights tune fusion, and no training query
-    // measures a direct route, so learning never moves one.
-    let route = WeightProfile::default().weights_for(intent, c);
-    if c.confidence >= DIRECT_THRESHOLD
-        && !c.mixed
-        && let Some(dominant) = route.dominant()
-        && allowed(dominant)
-    {
-        return single(dominant);
-    }
-    let set = explicit.unwrap_or(request.preset.modalities());
-    let mut weights = profile.restricted_to(set);
-    if weights.active().is_empty() {
-        // The intent weighs none of the allowed modalities: weigh them
-        // equally rather than answer nothing.
-        for &m in set {
-            weights.set(m, 1.0);
-        }
-    }
-    match weights.active().as_slice() {
-        [m] => single(*m),
-        _ => Plan { strategy: FusionStrategy::Rrf, weights, k },
-    }
 }
 
 /// Shows each file that defines a symbol the query names through that
@@ -502,37 +448,6 @@ fn has_whole_word(text: &str, word: &str) -> bool {
     whole_word_offsets(text, word).next().is_some()
 }
 
-/// What a direct route to the graph or the structural modality falls back
-/// to when that modality finds nothing: the text and structural modalities
-/// (the evidence that the name occurs at all) with the intent's weights,
-/// so that "who calls X" is never empty where the text has X. A direct
-/// route to the text modality (a literal, an error string) has no
-/// fallback: nothing found is the answer.
-pub fn fallback_plan(
-    request: &SearchRequest,
-    query: &Query,
-    c: &Classification,
-    intent: Intent,
-    direct: &Plan,
-) -> Option<Plan> {
-    let [m] = direct.weights.active()[..] else { return None };
-    if direct.strategy != FusionStrategy::Direct
-        || !matches!(m, Modality::Graph | Modality::Structural)
-        || request.modalities.is_some()
-        || request.preset == Preset::Quick
-        || query.mode() != MatchMode::Keyword
-    {
-        return None;
-    }
-    let others: Vec<Modality> =
-        [Modality::Text, Modality::Structural].into_iter().filter(|&x| x != m).collect();
-    let mut weights = request.ranking.profiles.weights_for(intent, c).restricted_to(&others);
-    if weights.active().is_empty() {
-        weights.set(Modality::Text, 1.0);
-    }
-    Some(Plan { strategy: FusionStrategy::Fallback, weights, k: direct.k })
-}
-
 impl Index {
     fn retriever(
         &self,
@@ -652,7 +567,8 @@ impl Index {
     pub fn search(&self, request: &SearchRequest) -> Result<SearchResponse> {
         let start = Instant::now();
         let prepared = self.prepare(request)?;
-        let mut plan = plan(request, &prepared.query, &prepared.classification, prepared.intent);
+        let plan_request = request.plan_request(&prepared.query);
+        let mut plan = plan(&plan_request, &prepared.classification, prepared.intent);
         let mut modalities = plan.weights.active();
         let mut timings_ms = BTreeMap::new();
         timings_ms.insert("classify".to_string(), start.elapsed().as_secs_f64() * 1000.0);
@@ -669,13 +585,8 @@ impl Index {
             self.answer(request, &prepared, &plan, &mut timings_ms)?
         };
         if results.is_empty()
-            && let Some(fallback) = fallback_plan(
-                request,
-                &prepared.query,
-                &prepared.classification,
-                prepared.intent,
-                &plan,
-            )
+            && let Some(fallback) =
+                fallback_plan(&plan_request, &prepared.classification, prepared.intent, &plan)
         {
             results = self.answer(request, &prepared, &fallback, &mut timings_ms)?;
             // Words of a name match parts of other names; only files where

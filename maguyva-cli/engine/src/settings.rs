@@ -32,12 +32,14 @@ impl Default for IndexSettings {
     }
 }
 
-/// A short hash of every extraction query, so that changing a query file
-/// rebuilds indexes made with the old one.
+/// A short hash of every extraction query and of which grammars the build
+/// has, so that changing either rebuilds indexes made without the change.
 fn queries_hash() -> String {
     let mut all = String::new();
     for l in Language::ALL {
         all.push_str(maguyva_ast::query_source(l));
+        // A build without a language's grammar indexes it differently.
+        all.push(if maguyva_ast::has_grammar(l) { '+' } else { '-' });
     }
     format!("{:08x}", crc32fast::hash(all.as_bytes()))
 }

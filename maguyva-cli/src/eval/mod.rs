@@ -357,6 +357,12 @@ fn open_repo(
 }
 
 /// The mean HNSW recall@10 over a repository's queries.
+#[cfg(not(feature = "hnsw"))]
+fn hnsw_recall(_index: &crate::engine::Index, _repo: &BenchRepo) -> Result<Option<f64>> {
+    Ok(None)
+}
+
+#[cfg(feature = "hnsw")]
 fn hnsw_recall(index: &crate::engine::Index, repo: &BenchRepo) -> Result<Option<f64>> {
     let mut recalls = Vec::new();
     for task in &repo.tasks {

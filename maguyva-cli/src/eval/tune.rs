@@ -8,11 +8,12 @@
 //! parameter of a modality re-runs only that modality.
 
 use super::{Benchmark, CUTOFF, Task, distinct_files, score};
-use crate::engine::search::{Ordering, PreparedQuery, plan};
+use crate::engine::search::{Ordering, PreparedQuery};
 use crate::engine::{Base, CentralityScale, Index, IndexSettings, RankingConfig, SearchRequest};
 use anyhow::{Context, Result, bail};
 use maguyva_core::{Hit, Modality};
 use maguyva_fusion::Preset;
+use maguyva_fusion::plan;
 use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -510,8 +511,7 @@ impl Corpus {
                     request.modalities = Some(only.to_vec());
                 }
                 let p = plan(
-                    &request,
-                    &q.prepared.query,
+                    &request.plan_request(&q.prepared.query),
                     &q.prepared.classification,
                     q.prepared.intent,
                 );

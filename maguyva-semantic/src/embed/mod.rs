@@ -8,12 +8,19 @@
 
 mod corpus;
 pub(crate) mod linalg;
+#[cfg(feature = "model2vec")]
 mod static_model;
+#[cfg(feature = "voyage")]
 mod voyage;
 
 pub use corpus::{CorpusModel, DEFAULT_CORPUS_DIMENSIONS};
+#[cfg(feature = "model2vec")]
 pub use static_model::StaticModel;
-pub use voyage::{VOYAGE_DIMENSIONS, VoyageClient, VoyageConfig};
+#[cfg(feature = "voyage")]
+pub use voyage::{VoyageClient, VoyageConfig};
+
+/// The output dimensions `voyage-code-3` offers (bits per packed vector).
+pub const VOYAGE_DIMENSIONS: [usize; 4] = [256, 512, 1024, 2048];
 
 use crate::error::Result;
 

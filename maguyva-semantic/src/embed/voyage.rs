@@ -6,13 +6,11 @@
 //! retried on 429, 5xx and dropped connections (six attempts, the wait
 //! doubling from 500 ms), and a 401 or a malformed answer is a clear error.
 
-use super::{Embedder, Role, Vectors};
+use super::{Embedder, Role, VOYAGE_DIMENSIONS, Vectors};
 use crate::error::{Error, Result};
 use serde_json::{Value, json};
 use std::time::Duration;
 
-/// Output sizes the API offers.
-pub const VOYAGE_DIMENSIONS: [usize; 4] = [256, 512, 1024, 2048];
 /// The API takes at most this many inputs per request.
 const MAX_BATCH_INPUTS: usize = 1_000;
 /// And at most this many tokens per request.
