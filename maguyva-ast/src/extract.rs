@@ -189,7 +189,7 @@ struct Node0 {
 }
 
 /// A span of a file's syntax outline: a definition or a scope, for chunking.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct OutlineItem {
     /// The definition, extended upward over its doc comment.
     pub lines: LineSpan,
@@ -198,7 +198,7 @@ pub struct OutlineItem {
 }
 
 /// The definitions and outline of one file.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct FileOutline {
     /// Definitions in source order; `container` indexes this list.
     pub symbols: Vec<Symbol>,

@@ -35,7 +35,12 @@ fn search_builds_a_missing_index_and_refreshes_a_stale_one() {
     );
     let (run, json) = repo.search_json("\"zeppelin_dispatch\"", &[]);
     assert!(
-        run.stderr.contains("1 added") && run.stderr.contains("full rebuild"),
+        run.stderr.contains("1 added") && run.stderr.contains("index refreshed"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("parsed 1 of") && run.stderr.contains("kept the embedding model"),
         "{}",
         run.stderr
     );

@@ -184,6 +184,18 @@ impl VectorIndexBuilder {
         }
     }
 
+    /// Indexes `documents` with a corpus model learned before (kept so that
+    /// a refresh does not move every vector), which serves queries too.
+    pub fn build_with_corpus_model<S: AsRef<str> + Sync>(
+        &self,
+        model: Arc<CorpusModel>,
+        documents: &[S],
+    ) -> Result<(VectorIndex, EmbedStats)> {
+        let (mut index, stats) = self.build(model.as_ref(), documents, None)?;
+        index.s.corpus = Some(model);
+        Ok((index, stats))
+    }
+
     /// Embeds `documents` (one per fragment) and indexes them. Vectors of
     /// documents unchanged since `previous` (same text, same embedder) are
     /// reused, not embedded again.
@@ -314,6 +326,11 @@ impl VectorIndex {
     /// Whether the index is empty.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    /// The hashes of the documents the vectors were made from, in order.
+    pub fn document_hashes(&self) -> &[u64] {
+        &self.s.hashes
     }
 
     /// The embedder identity the index was built with.

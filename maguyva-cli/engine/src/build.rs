@@ -2,6 +2,7 @@
 //! write everything into a staging folder, and commit it atomically.
 
 use super::embedder::EmbedderChoice;
+use super::outlines::{self, OUTLINES_FILE, OutlineCache};
 use super::settings::IndexSettings;
 use super::{FRAGMENTS_FILE, FRAGMENTS_FORMAT, Index, IndexParts};
 use maguyva_ast::{FileOutline, SymbolKind, SymbolTable};
@@ -37,6 +38,10 @@ pub struct BuildReport {
     pub embedded: usize,
     /// Fragments whose vectors were reused from the previous index.
     pub reused_vectors: usize,
+    /// Files parsed by this build; the others' parses were reused.
+    pub parsed_files: usize,
+    /// Whether the corpus model of the previous index was kept.
+    pub model_kept: bool,
     /// Files whose parse failed, and why; they keep line-window fragments.
     pub parse_failures: Vec<(String, String)>,
     /// Edges of the dependency graph.
@@ -56,36 +61,89 @@ pub struct BuildReport {
     pub total_ms: f64,
 }
 
+/// A corpus model is kept by a refresh until more than this share of the
+/// fragments' documents are new to it; then it is learned again. Keeping it
+/// keeps every unchanged fragment's vector where it was.
+pub const MODEL_DRIFT_LIMIT: f64 = 0.2;
+
+/// What a build may take from the index it replaces.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct BuildOptions {
+    /// Take the parse of every file whose text and language are unchanged.
+    pub reuse_outlines: bool,
+    /// Keep the corpus-learned embedding model while the corpus has not
+    /// drifted past [`MODEL_DRIFT_LIMIT`].
+    pub reuse_model: bool,
+}
+
+impl BuildOptions {
+    /// A build from scratch, as `maguyva index` does.
+    pub const FULL: BuildOptions = BuildOptions { reuse_outlines: false, reuse_model: false };
+    /// A refresh: parse only what changed, and keep the model.
+    pub const REFRESH: BuildOptions = BuildOptions { reuse_outlines: true, reuse_model: true };
+}
+
 /// The semantic index of the fragments' documents, reusing the vectors of
 /// unchanged fragments from the current generation when its embedder is the
-/// same one.
+/// same one, and keeping its corpus model when `options` allow. Returns
+/// whether a corpus model was kept.
 fn embed(
     dir: &IndexDir,
     settings: &IndexSettings,
+    options: BuildOptions,
     documents: &[String],
-) -> Result<(VectorIndex, Arc<dyn Embedder>, EmbedStats)> {
+) -> Result<(VectorIndex, Arc<dyn Embedder>, EmbedStats, bool)> {
     let mut builder = VectorIndexBuilder::new();
     builder.hnsw_threshold(settings.hnsw_threshold);
+    let previous = || {
+        dir.current()
+            .ok()
+            .flatten()
+            .and_then(|g| Manifest::load(&g).ok().map(|m| (g, m)))
+            .and_then(|(g, m)| VectorIndex::load(&g, m.fragments).ok())
+    };
     if let EmbedderChoice::Corpus { dimensions } = settings.embedder {
-        let (vectors, stats) = builder.build_corpus(documents, dimensions)?;
+        let kept = match options.reuse_model {
+            true => previous().and_then(|p| keepable_model(&p, dimensions, documents)),
+            false => None,
+        };
+        let was_kept = kept.is_some();
+        let (vectors, stats) = match kept {
+            Some(model) => builder.build_with_corpus_model(model, documents)?,
+            None => builder.build_corpus(documents, dimensions)?,
+        };
         let model: Arc<dyn Embedder> = vectors
             .corpus_model()
             .cloned()
             .ok_or_else(|| maguyva_core::Error::corrupt(dir.path(), "no corpus model"))?;
-        return Ok((vectors, model, stats));
+        return Ok((vectors, model, stats, was_kept));
     }
     let embedder = settings
         .embedder
         .open()?
         .ok_or_else(|| maguyva_core::Error::corrupt(dir.path(), "no embedder"))?;
-    let previous = dir
-        .current()
-        .ok()
-        .flatten()
-        .and_then(|g| Manifest::load(&g).ok().map(|m| (g, m)))
-        .and_then(|(g, m)| VectorIndex::load(&g, m.fragments).ok());
-    let (vectors, stats) = builder.build(embedder.as_ref(), documents, previous.as_ref())?;
-    Ok((vectors, embedder, stats))
+    let (vectors, stats) = builder.build(embedder.as_ref(), documents, previous().as_ref())?;
+    Ok((vectors, embedder, stats, false))
+}
+
+/// The previous index's corpus model, when it has the dimensions asked for
+/// and at most [`MODEL_DRIFT_LIMIT`] of `documents` are new to it.
+fn keepable_model(
+    previous: &VectorIndex,
+    dimensions: usize,
+    documents: &[String],
+) -> Option<Arc<maguyva_semantic::CorpusModel>> {
+    let model = previous.corpus_model()?;
+    if model.dimension() > dimensions || documents.is_empty() {
+        return None;
+    }
+    let known: std::collections::HashSet<u64> =
+        previous.document_hashes().iter().copied().collect();
+    let new = documents
+        .iter()
+        .filter(|d| !known.contains(&xxhash_rust::xxh3::xxh3_64(d.as_bytes())))
+        .count();
+    (new as f64 <= MODEL_DRIFT_LIMIT * documents.len() as f64).then(|| model.clone())
 }
 
 /// How a definition takes part in the graph.
@@ -398,6 +456,19 @@ pub fn build_index(
     settings: &IndexSettings,
     progress: &dyn Progress,
 ) -> Result<(Index, BuildReport)> {
+    build_index_with(root, dir, settings, BuildOptions::FULL, progress)
+}
+
+/// Builds a new generation like [`build_index`], taking from the current
+/// one what `options` allow: the result is the same as a build from scratch
+/// with the same corpus model, at the cost of what changed.
+pub fn build_index_with(
+    root: &Path,
+    dir: &IndexDir,
+    settings: &IndexSettings,
+    options: BuildOptions,
+    progress: &dyn Progress,
+) -> Result<(Index, BuildReport)> {
     let start = Instant::now();
     // Refuse a bad root before anything is created on disk.
     maguyva_core::canonical_root(root)?;
@@ -418,19 +489,32 @@ pub fn build_index(
     stage("read", &mut t);
 
     progress.stage("parsing", corpus.files.len() as u64);
+    let extraction = settings.components()?.get("structural").cloned().unwrap_or_default();
+    let cache = match options.reuse_outlines {
+        true => dir.current().ok().flatten().and_then(|g| OutlineCache::open(&g, &extraction)),
+        false => None,
+    };
+    let parsed = std::sync::atomic::AtomicUsize::new(0);
     let outlines: Vec<FileOutline> = corpus
         .files
         .par_iter()
         .enumerate()
         .map(|(i, f)| {
-            let outline = match f.language {
-                Some(lang) => maguyva_ast::outline(lang, &f.text, FileId(i as u32)),
-                None => FileOutline::default(),
+            let id = FileId(i as u32);
+            let outline = match (cache.as_ref().and_then(|c| c.get(f, id)), f.language) {
+                (Some(kept), _) => kept,
+                (None, Some(lang)) => {
+                    parsed.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    maguyva_ast::outline(lang, &f.text, id)
+                }
+                (None, None) => FileOutline::default(),
             };
             progress.advance(1);
             outline
         })
         .collect();
+    let parsed = parsed.into_inner();
+    drop(cache);
     let parse_failures: Vec<(String, String)> = outlines
         .iter()
         .zip(&corpus.files)
@@ -456,6 +540,7 @@ pub fn build_index(
 
     progress.stage("linking", 0);
     let graph = build_graph(root, &corpus.files, &outlines, &symbols)?;
+    let outline_file = outlines::writer(&extraction, &corpus.files, &outlines)?;
     drop(outlines);
     stage("graph", &mut t);
 
@@ -491,7 +576,8 @@ pub fn build_index(
         .zip(&documents)
         .map(|((_, f), d)| format!("{}\n{d}", paths.get(f.file.index()).copied().unwrap_or("")))
         .collect();
-    let (vectors, embedder, embed_stats) = embed(dir, settings, &semantic_docs)?;
+    let (vectors, embedder, embed_stats, model_kept) =
+        embed(dir, settings, options, &semantic_docs)?;
     drop(semantic_docs);
     drop(documents);
     stage("embed", &mut t);
@@ -521,6 +607,7 @@ pub fn build_index(
     symbols.save(staging.path())?;
     graph.save(staging.path())?;
     vectors.save(staging.path())?;
+    outline_file.write(&staging.path().join(OUTLINES_FILE))?;
     // The manifest goes last: a generation is only ever renamed into place
     // whole, but writing it last also keeps a half-copied folder unreadable.
     manifest.save(staging.path())?;
@@ -535,6 +622,8 @@ pub fn build_index(
         symbols: symbols.len(),
         embedded: embed_stats.embedded,
         reused_vectors: embed_stats.reused,
+        parsed_files: parsed,
+        model_kept,
         parse_failures,
         graph_edges: graph.edges().len(),
         unresolved_imports: graph

@@ -27,17 +27,19 @@ mod build;
 mod embedder;
 mod graph_report;
 mod lazy;
+mod outlines;
 mod ranking;
 mod references;
 pub mod search;
 mod settings;
 mod verify;
 
-pub use build::{BuildReport, build_index};
+pub use build::{BuildOptions, BuildReport, MODEL_DRIFT_LIMIT, build_index, build_index_with};
 pub use embedder::{EmbedderChoice, VOYAGE_KEY_VAR, VOYAGE_URL_VAR};
 pub use graph_report::{
     CallerRef, CallersReport, DefinitionRef, DependentRef, FileRef, ImpactReport,
 };
+pub use outlines::{OUTLINES_FILE, OUTLINES_FORMAT};
 pub use ranking::{Base, CentralityScale, DEFAULT_CENTRALITY_FACTOR, RankingConfig};
 pub use references::{Confidence, FileReference, ReferenceKind};
 pub use search::{SearchRequest, SearchResponse, SearchResult};
@@ -301,8 +303,18 @@ pub enum Refresh {
     Fresh,
     /// There was no index; one was built.
     Built,
-    /// The tree had changed; the index was rebuilt whole.
-    Rebuilt(Changes),
+    /// The tree had changed; the index was refreshed, parsing only the
+    /// files that changed.
+    Refreshed {
+        /// What changed.
+        changes: Changes,
+        /// Files parsed (the others' parses were reused).
+        parsed: usize,
+        /// Files indexed.
+        files: usize,
+        /// Whether the corpus embedding model was kept.
+        model_kept: bool,
+    },
     /// The index was unreadable or built with other settings; rebuilt.
     Replaced(String),
     /// Another process is writing the index; the current one was used as is.
@@ -315,11 +327,13 @@ impl Refresh {
         match self {
             Refresh::Fresh => None,
             Refresh::Built => Some("no index yet: built one".into()),
-            Refresh::Rebuilt(c) => Some(format!(
-                "index was stale ({} added, {} removed, {} modified): full rebuild",
+            Refresh::Refreshed { changes: c, parsed, files, model_kept } => Some(format!(
+                "index refreshed ({} added, {} removed, {} modified): parsed {parsed} of {files} \
+                 files{}",
                 c.added.len(),
                 c.removed.len(),
-                c.modified.len()
+                c.modified.len(),
+                if *model_kept { ", kept the embedding model" } else { "" }
             )),
             Refresh::Replaced(why) => Some(format!(
                 "index rebuilt: {}",
@@ -359,8 +373,22 @@ pub fn open_fresh(
         },
         Err(why) => why,
     };
-    let (index, _) = build_index(root, dir, settings, progress)?;
-    Ok((index, why))
+    match why {
+        // A tree that changed under an index built the same way: take what
+        // did not change.
+        Refresh::Refreshed { changes, .. } => {
+            let (index, report) =
+                build_index_with(root, dir, settings, BuildOptions::REFRESH, progress)?;
+            let refresh = Refresh::Refreshed {
+                changes,
+                parsed: report.parsed_files,
+                files: report.files,
+                model_kept: report.model_kept,
+            };
+            Ok((index, refresh))
+        }
+        why => Ok((build_index(root, dir, settings, progress)?.0, why)),
+    }
 }
 
 fn staleness(
@@ -393,5 +421,9 @@ fn staleness(
             m.changes(&walker.scan(&root)?)
         }
     };
-    Ok(if changes.is_empty() { None } else { Some(Refresh::Rebuilt(changes)) })
+    Ok(if changes.is_empty() {
+        None
+    } else {
+        Some(Refresh::Refreshed { changes, parsed: 0, files: 0, model_kept: false })
+    })
 }

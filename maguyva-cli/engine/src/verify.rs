@@ -30,8 +30,9 @@ pub struct VerifiedFile {
     pub sections: usize,
 }
 
-fn sectioned() -> [(&'static str, FormatVersion); 5] {
+fn sectioned() -> [(&'static str, FormatVersion); 6] {
     [
+        (crate::OUTLINES_FILE, crate::OUTLINES_FORMAT),
         (CONTENT_FILE, CONTENT_FORMAT),
         (maguyva_trigram::TEXT_FILE, maguyva_trigram::TEXT_FORMAT),
         (maguyva_ast::SYMBOLS_FILE, maguyva_ast::SYMBOLS_FORMAT),

@@ -1,0 +1,258 @@
+//! A refresh, which parses only what changed and keeps the corpus model,
+//! answers exactly as a build from scratch of the same tree with the same
+//! model: on a fixture edited, extended and trimmed, and on random edit
+//! sequences.
+
+use maguyva_core::{IndexDir, NoProgress};
+use maguyva_engine::{BuildOptions, Index, IndexSettings, SearchRequest, build_index_with};
+use proptest::prelude::*;
+use std::path::{Path, PathBuf};
+
+/// The rebuild a refresh must equal: every file parsed again, the same
+/// corpus model kept.
+const SAME_MODEL: BuildOptions = BuildOptions { reuse_outlines: false, reuse_model: true };
+
+const QUERIES: [&str; 8] = [
+    "how is the discount applied to the cart total",
+    "where is the stock reserved",
+    "apply_discount",
+    "who calls reserve_stock",
+    "what breaks if I change Cart",
+    "\"TAX_RATE\"",
+    "restock the warehouse",
+    "parse the shipping label",
+];
+
+const FILES: [(&str, &str); 5] = [
+    (
+        "src/cart.rs",
+        "use crate::pricing::apply_discount;\n\n/// A shopping cart.\npub struct Cart { items: Vec<u32> }\n\nimpl Cart {\n    /// The total after discounts.\n    pub fn total(&self) -> u32 {\n        apply_discount(self.items.iter().sum())\n    }\n}\n",
+    ),
+    (
+        "src/pricing.rs",
+        "pub const TAX_RATE: u32 = 20;\n\n/// Takes the discount off a price.\npub fn apply_discount(price: u32) -> u32 {\n    price - price / 10\n}\n",
+    ),
+    (
+        "src/inventory.rs",
+        "/// Holds stock for an order.\npub fn reserve_stock(sku: &str, n: u32) -> bool {\n    !sku.is_empty() && n > 0\n}\n\n/// Puts stock back in the warehouse.\npub fn restock(sku: &str) {\n    let _ = reserve_stock(sku, 1);\n}\n",
+    ),
+    (
+        "shop/labels.py",
+        "def parse_label(text):\n    \"\"\"Parses a shipping label.\"\"\"\n    return text.split(':')\n",
+    ),
+    (
+        "shop/orders.py",
+        "from shop.labels import parse_label\n\nclass Order:\n    def ship(self, label):\n        return parse_label(label)\n",
+    ),
+];
+
+struct Setup {
+    tree: tempfile::TempDir,
+    /// Refreshed in place.
+    refreshed: PathBuf,
+    /// Rebuilt from scratch with the same model.
+    rebuilt: PathBuf,
+    _indexes: tempfile::TempDir,
+    settings: IndexSettings,
+}
+
+impl Setup {
+    fn new() -> Setup {
+        let tree = tempfile::tempdir().unwrap();
+        for (path, text) in FILES {
+            write(tree.path(), path, text);
+        }
+        let indexes = tempfile::tempdir().unwrap();
+        let settings = IndexSettings {
+            embedder: maguyva_engine::EmbedderChoice::builtin(),
+            ..IndexSettings::default()
+        };
+        let refreshed = indexes.path().join("refreshed");
+        let rebuilt = indexes.path().join("rebuilt");
+        build_index_with(
+            tree.path(),
+            &IndexDir::new(&refreshed),
+            &settings,
+            BuildOptions::FULL,
+            &NoProgress,
+        )
+        .unwrap();
+        copy_dir(&refreshed, &rebuilt);
+        Setup { tree, refreshed, rebuilt, _indexes: indexes, settings }
+    }
+
+    /// Refreshes one index and rebuilds the other from the same previous
+    /// generation with the same model; both must answer alike.
+    fn check(&self) -> (maguyva_engine::BuildReport, maguyva_engine::BuildReport) {
+        let (_, a) = build_index_with(
+            self.tree.path(),
+            &IndexDir::new(&self.refreshed),
+            &self.settings,
+            BuildOptions::REFRESH,
+            &NoProgress,
+        )
+        .unwrap();
+        let (_, b) = build_index_with(
+            self.tree.path(),
+            &IndexDir::new(&self.rebuilt),
+            &self.settings,
+            SAME_MODEL,
+            &NoProgress,
+        )
+        .unwrap();
+        assert_eq!(a.model_kept, b.model_kept);
+        assert!(b.parsed_files >= a.parsed_files);
+        assert_eq!(
+            answers(&self.refreshed, &self.settings),
+            answers(&self.rebuilt, &self.settings)
+        );
+        // The next step starts both from the same generation again.
+        std::fs::remove_dir_all(&self.rebuilt).unwrap();
+        copy_dir(&self.refreshed, &self.rebuilt);
+        (a, b)
+    }
+}
+
+fn write(root: &Path, rel: &str, text: &str) {
+    let path = root.join(rel);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+/// Every query's results (paths, lines, scores, modalities), as JSON.
+fn answers(dir: &Path, settings: &IndexSettings) -> Vec<String> {
+    let index = Index::open(&IndexDir::new(dir), settings).unwrap();
+    QUERIES
+        .iter()
+        .map(|q| {
+            let r = index.search(&SearchRequest::new(*q)).unwrap();
+            serde_json::to_string(&(r.intent, r.modalities, r.results)).unwrap()
+        })
+        .collect()
+}
+
+#[test]
+fn a_refresh_answers_as_a_rebuild_with_the_same_model() {
+    let s = Setup::new();
+    // Edited.
+    write(
+        s.tree.path(),
+        "src/pricing.rs",
+        "pub const TAX_RATE: u32 = 21;\n\n/// Takes the discount off a price, never below zero.\npub fn apply_discount(price: u32) -> u32 {\n    price.saturating_sub(price / 10)\n}\n",
+    );
+    let (refresh, rebuild) = s.check();
+    assert_eq!((refresh.parsed_files, rebuild.parsed_files), (1, FILES.len()));
+    assert!(refresh.model_kept, "one edited file is no drift");
+    // Extended.
+    write(
+        s.tree.path(),
+        "src/shipping.rs",
+        "use crate::inventory::reserve_stock;\n\n/// Ships an order once its stock is reserved.\npub fn ship(sku: &str) -> bool {\n    reserve_stock(sku, 1)\n}\n",
+    );
+    let (refresh, _) = s.check();
+    assert_eq!(refresh.parsed_files, 1, "only the new file is parsed");
+    // Trimmed.
+    std::fs::remove_file(s.tree.path().join("shop/orders.py")).unwrap();
+    let (refresh, _) = s.check();
+    assert_eq!(refresh.parsed_files, 0);
+    let index = Index::open(&IndexDir::new(&s.refreshed), &s.settings).unwrap();
+    let found = index.search(&SearchRequest::new("\"parse_label(label)\"")).unwrap();
+    assert!(found.results.is_empty(), "nothing is returned from a deleted file");
+}
+
+/// One change to the tree.
+#[derive(Debug, Clone)]
+enum Edit {
+    /// Appends a line of these words to file `i` (of the ones present).
+    Append(usize, Vec<&'static str>),
+    /// Writes a new file of these words.
+    Add(usize, Vec<&'static str>),
+    /// Removes file `i` (of the ones present).
+    Remove(usize),
+}
+
+const WORDS: [&str; 12] = [
+    "cart",
+    "discount",
+    "stock",
+    "label",
+    "warehouse",
+    "order",
+    "price",
+    "ship",
+    "reserve",
+    "tax",
+    "total",
+    "parse",
+];
+
+fn edit() -> impl Strategy<Value = Edit> {
+    let words = prop::collection::vec(prop::sample::select(WORDS.to_vec()), 1..6);
+    prop_oneof![
+        (0usize..8, words.clone()).prop_map(|(i, w)| Edit::Append(i, w)),
+        (0usize..4, words).prop_map(|(i, w)| Edit::Add(i, w)),
+        (0usize..8).prop_map(Edit::Remove),
+    ]
+}
+
+fn files_of(root: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for dir in ["src", "shop"] {
+        if let Ok(entries) = std::fs::read_dir(root.join(dir)) {
+            out.extend(entries.map(|e| e.unwrap().path()));
+        }
+    }
+    out.sort();
+    out
+}
+
+fn apply(root: &Path, edit: &Edit) {
+    let files = files_of(root);
+    match edit {
+        Edit::Append(i, words) if !files.is_empty() => {
+            let path = &files[i % files.len()];
+            let mut text = std::fs::read_to_string(path).unwrap();
+            text.push_str(&format!("// {}\n", words.join(" ")));
+            std::fs::write(path, text).unwrap();
+        }
+        Edit::Add(i, words) => {
+            let name = format!("src/extra_{i}.rs");
+            let text = format!("/// {}\npub fn {}_{i}() {{}}\n", words.join(" "), words[0]);
+            write(root, &name, &text);
+        }
+        Edit::Remove(i) if files.len() > 1 => {
+            std::fs::remove_file(&files[i % files.len()]).unwrap()
+        }
+        _ => {}
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
+
+    #[test]
+    fn random_edit_sequences_refresh_as_they_rebuild(
+        steps in prop::collection::vec(prop::collection::vec(edit(), 1..3), 1..4)
+    ) {
+        let s = Setup::new();
+        for step in &steps {
+            for e in step {
+                apply(s.tree.path(), e);
+            }
+            s.check();
+        }
+    }
+}
