@@ -3,8 +3,8 @@
 use anyhow::{Context, Result};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use maguyva_cli::engine::{
-    self, EmbedderChoice, IndexSettings, RankingConfig, SearchRequest, build_index,
-    default_index_dir, open_fresh,
+    self, BuildOptions, EmbedderChoice, IndexSettings, RankingConfig, SearchRequest,
+    build_index_with, default_index_dir, open_fresh,
 };
 use maguyva_cli::eval::{self, EvalOptions};
 use maguyva_cli::output::{self, Highlighter, Style};
@@ -96,8 +96,12 @@ struct IndexArgs {
     quiet: bool,
     /// Check the existing index instead of building one: every section of
     /// every file against its checksum, then every modality decoded.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "refresh")]
     verify: bool,
+    /// Take from the current index what did not change (the parse of every
+    /// unchanged file, the embedding model) instead of building from scratch.
+    #[arg(long)]
+    refresh: bool,
 }
 
 #[derive(Args, Debug)]
@@ -346,8 +350,10 @@ fn index(args: IndexArgs) -> Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     let progress = BarProgress::new(!args.quiet && !args.json);
-    let (_, report) = build_index(&args.path, &dir, &args.opts.settings(&dir), &progress)
-        .with_context(|| format!("indexing {}", args.path.display()))?;
+    let options = if args.refresh { BuildOptions::REFRESH } else { BuildOptions::FULL };
+    let (_, report) =
+        build_index_with(&args.path, &dir, &args.opts.settings(&dir), options, &progress)
+            .with_context(|| format!("indexing {}", args.path.display()))?;
     progress.finish();
     if args.json {
         print(&format!("{}\n", serde_json::to_string_pretty(&report)?))?;

@@ -204,6 +204,15 @@ pub fn render_build(report: &BuildReport) -> String {
         report.symbols,
         report.total_ms / 1000.0
     );
+    if report.reused_outlines > 0 || report.model_kept {
+        let _ = writeln!(
+            out,
+            "refreshed: parsed {} of {} source files{}",
+            report.parsed_files,
+            report.parsed_files + report.reused_outlines,
+            if report.model_kept { "; kept the embedding model" } else { "" }
+        );
+    }
     if !report.parse_failures.is_empty() {
         let _ = writeln!(
             out,

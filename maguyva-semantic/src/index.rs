@@ -184,16 +184,86 @@ impl VectorIndexBuilder {
         }
     }
 
-    /// Indexes `documents` with a corpus model learned before (kept so that
-    /// a refresh does not move every vector), which serves queries too.
-    pub fn build_with_corpus_model<S: AsRef<str> + Sync>(
+    /// Indexes `documents` with the corpus model of `previous` (kept so that
+    /// a refresh does not move every vector), which serves queries too. The
+    /// vectors are centred on the centre `previous` was, so a document whose
+    /// text is unchanged keeps its code and int8 vector exactly, copied
+    /// instead of embedded again; `None` when `previous` has no corpus model.
+    pub fn build_with_kept_model<S: AsRef<str> + Sync>(
         &self,
-        model: Arc<CorpusModel>,
+        previous: &VectorIndex,
         documents: &[S],
-    ) -> Result<(VectorIndex, EmbedStats)> {
-        let (mut index, stats) = self.build(model.as_ref(), documents, None)?;
-        index.s.corpus = Some(model);
-        Ok((index, stats))
+    ) -> Result<Option<(VectorIndex, EmbedStats)>> {
+        let Some(model) = previous.s.corpus.clone() else { return Ok(None) };
+        let p = &previous.s;
+        let dim = model.dimension();
+        if p.dense_dim != dim || p.center.len() != dim || p.identity != model.identity() {
+            return Ok(None);
+        }
+        let hashes: Vec<u64> =
+            documents.iter().map(|d| xxhash_rust::xxh3::xxh3_64(d.as_ref().as_bytes())).collect();
+        let known: HashMap<u64, usize> =
+            p.hashes.iter().enumerate().map(|(i, &h)| (h, i)).collect();
+        let missing: Vec<usize> =
+            (0..documents.len()).filter(|i| !known.contains_key(&hashes[*i])).collect();
+        let texts: Vec<&str> = missing.iter().map(|&i| documents[i].as_ref()).collect();
+        let fresh = match texts.is_empty() {
+            true => Vec::new(),
+            false => match model.embed(&texts, Role::Document)? {
+                Vectors::Dense { data, .. } => data,
+                Vectors::Binary { .. } => return Ok(None),
+            },
+        };
+        let projection = Projection::new(dim, PROJECTED_BITS_PER_DIMENSION * dim);
+        let words = words_for(projection.bits());
+        if words != p.words {
+            return Ok(None);
+        }
+        let made: Vec<(Vec<u64>, f32, Vec<i8>)> = fresh
+            .par_chunks_exact(dim.max(1))
+            .map(|row| {
+                let (scale, q) = to_int8(row);
+                (projection.pack(row, &p.center), scale, q)
+            })
+            .collect();
+        let (mut codes, mut scales, mut int8) = (Vec::new(), Vec::new(), Vec::new());
+        let mut next_fresh = made.iter();
+        for h in &hashes {
+            match known.get(h) {
+                Some(&j) => {
+                    codes.extend_from_slice(&p.codes[j * words..(j + 1) * words]);
+                    scales.push(p.scales[j]);
+                    int8.extend_from_slice(&p.int8[j * dim..(j + 1) * dim]);
+                }
+                None => {
+                    let Some((code, scale, q)) = next_fresh.next() else {
+                        return Err(Error::Dimension {
+                            expected: missing.len(),
+                            found: made.len(),
+                        });
+                    };
+                    codes.extend_from_slice(code);
+                    scales.push(*scale);
+                    int8.extend_from_slice(q);
+                }
+            }
+        }
+        let s = Stored {
+            identity: p.identity.clone(),
+            bits: projection.bits(),
+            words,
+            center: p.center.clone(),
+            codes: codes.into(),
+            dense_dim: dim,
+            scales: scales.into(),
+            int8: int8.into(),
+            hashes: hashes.into(),
+            corpus: Some(model),
+            hnsw: None,
+            projected_bits: projection.bits(),
+        };
+        let stats = EmbedStats { embedded: missing.len(), reused: documents.len() - missing.len() };
+        Ok(Some((self.finish(s), stats)))
     }
 
     /// Embeds `documents` (one per fragment) and indexes them. Vectors of

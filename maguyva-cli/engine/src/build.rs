@@ -38,8 +38,10 @@ pub struct BuildReport {
     pub embedded: usize,
     /// Fragments whose vectors were reused from the previous index.
     pub reused_vectors: usize,
-    /// Files parsed by this build; the others' parses were reused.
+    /// Files parsed by this build.
     pub parsed_files: usize,
+    /// Files whose parse was taken from the previous index, unchanged.
+    pub reused_outlines: usize,
     /// Whether the corpus model of the previous index was kept.
     pub model_kept: bool,
     /// Files whose parse failed, and why; they keep line-window fragments.
@@ -104,12 +106,15 @@ fn embed(
     };
     if let EmbedderChoice::Corpus { dimensions } = settings.embedder {
         let kept = match options.reuse_model {
-            true => previous().and_then(|p| keepable_model(&p, dimensions, documents)),
+            true => match previous().filter(|p| keepable_model(p, dimensions, documents)) {
+                Some(p) => builder.build_with_kept_model(&p, documents)?,
+                None => None,
+            },
             false => None,
         };
         let was_kept = kept.is_some();
         let (vectors, stats) = match kept {
-            Some(model) => builder.build_with_corpus_model(model, documents)?,
+            Some(built) => built,
             None => builder.build_corpus(documents, dimensions)?,
         };
         let model: Arc<dyn Embedder> = vectors
@@ -126,16 +131,13 @@ fn embed(
     Ok((vectors, embedder, stats, false))
 }
 
-/// The previous index's corpus model, when it has the dimensions asked for
-/// and at most [`MODEL_DRIFT_LIMIT`] of `documents` are new to it.
-fn keepable_model(
-    previous: &VectorIndex,
-    dimensions: usize,
-    documents: &[String],
-) -> Option<Arc<maguyva_semantic::CorpusModel>> {
-    let model = previous.corpus_model()?;
+/// Whether the previous index's corpus model may be kept: it has the
+/// dimensions asked for at most, and at most [`MODEL_DRIFT_LIMIT`] of
+/// `documents` are new to it.
+fn keepable_model(previous: &VectorIndex, dimensions: usize, documents: &[String]) -> bool {
+    let Some(model) = previous.corpus_model() else { return false };
     if model.dimension() > dimensions || documents.is_empty() {
-        return None;
+        return false;
     }
     let known: std::collections::HashSet<u64> =
         previous.document_hashes().iter().copied().collect();
@@ -143,7 +145,7 @@ fn keepable_model(
         .iter()
         .filter(|d| !known.contains(&xxhash_rust::xxh3::xxh3_64(d.as_bytes())))
         .count();
-    (new as f64 <= MODEL_DRIFT_LIMIT * documents.len() as f64).then(|| model.clone())
+    new as f64 <= MODEL_DRIFT_LIMIT * documents.len() as f64
 }
 
 /// How a definition takes part in the graph.
@@ -495,6 +497,7 @@ pub fn build_index_with(
         false => None,
     };
     let parsed = std::sync::atomic::AtomicUsize::new(0);
+    let reused = std::sync::atomic::AtomicUsize::new(0);
     let outlines: Vec<FileOutline> = corpus
         .files
         .par_iter()
@@ -502,7 +505,10 @@ pub fn build_index_with(
         .map(|(i, f)| {
             let id = FileId(i as u32);
             let outline = match (cache.as_ref().and_then(|c| c.get(f, id)), f.language) {
-                (Some(kept), _) => kept,
+                (Some(kept), _) => {
+                    reused.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    kept
+                }
                 (None, Some(lang)) => {
                     parsed.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                     maguyva_ast::outline(lang, &f.text, id)
@@ -513,7 +519,7 @@ pub fn build_index_with(
             outline
         })
         .collect();
-    let parsed = parsed.into_inner();
+    let (parsed, reused) = (parsed.into_inner(), reused.into_inner());
     drop(cache);
     let parse_failures: Vec<(String, String)> = outlines
         .iter()
@@ -623,6 +629,7 @@ pub fn build_index_with(
         embedded: embed_stats.embedded,
         reused_vectors: embed_stats.reused,
         parsed_files: parsed,
+        reused_outlines: reused,
         model_kept,
         parse_failures,
         graph_edges: graph.edges().len(),

@@ -308,10 +308,10 @@ pub enum Refresh {
     Refreshed {
         /// What changed.
         changes: Changes,
-        /// Files parsed (the others' parses were reused).
+        /// Files parsed.
         parsed: usize,
-        /// Files indexed.
-        files: usize,
+        /// Files whose parse was reused.
+        reused: usize,
         /// Whether the corpus embedding model was kept.
         model_kept: bool,
     },
@@ -327,12 +327,13 @@ impl Refresh {
         match self {
             Refresh::Fresh => None,
             Refresh::Built => Some("no index yet: built one".into()),
-            Refresh::Refreshed { changes: c, parsed, files, model_kept } => Some(format!(
-                "index refreshed ({} added, {} removed, {} modified): parsed {parsed} of {files} \
-                 files{}",
+            Refresh::Refreshed { changes: c, parsed, reused, model_kept } => Some(format!(
+                "index refreshed ({} added, {} removed, {} modified): parsed {parsed} of {} \
+                 source files{}",
                 c.added.len(),
                 c.removed.len(),
                 c.modified.len(),
+                parsed + reused,
                 if *model_kept { ", kept the embedding model" } else { "" }
             )),
             Refresh::Replaced(why) => Some(format!(
@@ -356,39 +357,49 @@ pub fn open_fresh(
     progress: &dyn Progress,
 ) -> Result<(Index, Refresh)> {
     let opened = match dir.read_current() {
-        Ok(None) => Err(Refresh::Built),
-        Ok(Some(generation)) => Index::open_generation(generation, settings)
-            .map_err(|e| Refresh::Replaced(format!("{e}"))),
-        Err(e) => Err(Refresh::Replaced(format!("{e}"))),
+        Ok(None) => Err(Stale::Missing),
+        Ok(Some(generation)) => {
+            Index::open_generation(generation, settings).map_err(|e| Stale::Unusable(e.to_string()))
+        }
+        Err(e) => Err(Stale::Unusable(e.to_string())),
     };
-    let why = match opened {
+    let stale = match opened {
         Ok(index) => match staleness(root, &index, settings, dir)? {
             None => return Ok((index, Refresh::Fresh)),
-            Some(why) => {
-                if dir.is_locked() {
-                    return Ok((index, Refresh::UsedWhileLocked));
-                }
-                why
-            }
+            Some(_) if dir.is_locked() => return Ok((index, Refresh::UsedWhileLocked)),
+            Some(stale) => stale,
         },
-        Err(why) => why,
+        Err(stale) => stale,
     };
-    match why {
+    match stale {
         // A tree that changed under an index built the same way: take what
         // did not change.
-        Refresh::Refreshed { changes, .. } => {
+        Stale::Changed(changes) => {
             let (index, report) =
                 build_index_with(root, dir, settings, BuildOptions::REFRESH, progress)?;
             let refresh = Refresh::Refreshed {
                 changes,
                 parsed: report.parsed_files,
-                files: report.files,
+                reused: report.reused_outlines,
                 model_kept: report.model_kept,
             };
             Ok((index, refresh))
         }
-        why => Ok((build_index(root, dir, settings, progress)?.0, why)),
+        Stale::Missing => Ok((build_index(root, dir, settings, progress)?.0, Refresh::Built)),
+        Stale::Unusable(why) => {
+            Ok((build_index(root, dir, settings, progress)?.0, Refresh::Replaced(why)))
+        }
     }
+}
+
+/// Why an index cannot answer for the tree as it is.
+enum Stale {
+    /// There is none.
+    Missing,
+    /// It is damaged, or was built by other components or settings.
+    Unusable(String),
+    /// Files changed since it was built.
+    Changed(Changes),
 }
 
 fn staleness(
@@ -396,16 +407,16 @@ fn staleness(
     index: &Index,
     settings: &IndexSettings,
     dir: &IndexDir,
-) -> Result<Option<Refresh>> {
+) -> Result<Option<Stale>> {
     let m = &index.manifest;
     if m.components != settings.components()? || m.max_file_size != settings.max_file_size {
-        return Ok(Some(Refresh::Replaced(
+        return Ok(Some(Stale::Unusable(
             "it was built by another version or with other settings".into(),
         )));
     }
     let root = canonical_root(root)?;
     if root != m.root {
-        return Ok(Some(Refresh::Replaced(format!(
+        return Ok(Some(Stale::Unusable(format!(
             "it indexed {}, not {}",
             m.root.display(),
             root.display()
@@ -421,9 +432,5 @@ fn staleness(
             m.changes(&walker.scan(&root)?)
         }
     };
-    Ok(if changes.is_empty() {
-        None
-    } else {
-        Some(Refresh::Refreshed { changes, parsed: 0, files: 0, model_kept: false })
-    })
+    Ok((!changes.is_empty()).then_some(Stale::Changed(changes)))
 }
