@@ -227,7 +227,8 @@ impl WriteLock {
     }
 
     /// Removes every generation older than the current one that no reader
-    /// holds; one that is held stays for a later writer to remove.
+    /// holds; one that is held, or cannot be locked or removed, stays for a
+    /// later writer to remove.
     fn remove_superseded(&self) -> Result<()> {
         let Some(current) = self.dir.current().ok().flatten() else { return Ok(()) };
         let Some(current) =
@@ -245,14 +246,14 @@ impl WriteLock {
             let _held = match File::open(path.join(READ_LOCKED)) {
                 Ok(file) => match file.try_lock() {
                     Ok(()) => Some(file),
-                    Err(fs::TryLockError::WouldBlock) => continue,
-                    Err(fs::TryLockError::Error(e)) => {
-                        return Err(Error::io("locking", path.join(READ_LOCKED), e));
-                    }
+                    Err(_) => continue,
                 },
                 Err(_) => None,
             };
-            fs::remove_dir_all(&path).map_err(|e| Error::io("removing", &path, e))?;
+            // Best effort: a generation that cannot be removed now (a file
+            // still mapped where the system forbids deleting it) is tried
+            // again by the next writer; the new index is committed either way.
+            let _ = fs::remove_dir_all(&path);
         }
         Ok(())
     }
@@ -299,7 +300,8 @@ impl Staging<'_> {
         let pointer = dir.path.join(CURRENT);
         fs::rename(&tmp, &pointer).map_err(|e| Error::io("renaming", &tmp, e))?;
         sync_dir(&dir.path)?;
-        self.lock.remove_superseded()?;
+        // The new generation is current: cleaning up after it cannot undo that.
+        let _ = self.lock.remove_superseded();
         Ok(gen_dir)
     }
 }

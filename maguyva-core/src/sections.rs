@@ -322,22 +322,8 @@ impl SectionFile {
         if header[0..4] != SECTIONS_MAGIC || header[32..].iter().any(|&b| b != 0) {
             return Err(corrupt("no Maguyva header (not an index file)".into()));
         }
-        if header[4..8] != format.kind {
-            return Err(corrupt(format!(
-                "holds {:?}, expected {:?}",
-                String::from_utf8_lossy(&header[4..8]),
-                String::from_utf8_lossy(&format.kind)
-            )));
-        }
         let version = u32_at(header, 8);
-        if version < format.oldest || version > format.current {
-            return Err(Error::IncompatibleFormat {
-                path: path.to_path_buf(),
-                found: version,
-                oldest: format.oldest,
-                current: format.current,
-            });
-        }
+        format.check(path, &header[4..8], version)?;
         let count = u32_at(header, 12) as usize;
         let table_offset = u64_at(header, 16);
         let table_len = count as u64 * ENTRY_LEN as u64;

@@ -31,6 +31,33 @@ pub struct FormatVersion {
     pub oldest: u32,
 }
 
+impl FormatVersion {
+    /// Checks the kind and version a file says it holds against this
+    /// format: another kind is damage, a version outside the range is
+    /// incompatible ("run `maguyva index`").
+    pub fn check(&self, path: &Path, kind: &[u8], version: u32) -> Result<()> {
+        if kind != self.kind {
+            return Err(Error::corrupt(
+                path,
+                format!(
+                    "holds {:?}, expected {:?}",
+                    String::from_utf8_lossy(kind),
+                    String::from_utf8_lossy(&self.kind)
+                ),
+            ));
+        }
+        if version < self.oldest || version > self.current {
+            return Err(Error::IncompatibleFormat {
+                path: path.to_path_buf(),
+                found: version,
+                oldest: self.oldest,
+                current: self.current,
+            });
+        }
+        Ok(())
+    }
+}
+
 /// Writes `payload` and its footer to `path` and syncs it to disk.
 pub fn write_framed(path: &Path, format: FormatVersion, payload: &[u8]) -> Result<()> {
     let mut footer = Vec::with_capacity(FOOTER_LEN);
@@ -67,25 +94,8 @@ fn check_footer(path: &Path, bytes: &[u8], format: FormatVersion) -> Result<(u32
     if field(0..4) != MAGIC {
         return Err(Error::corrupt(path, "no Maguyva footer (truncated or not an index file)"));
     }
-    if field(4..8) != format.kind {
-        return Err(Error::corrupt(
-            path,
-            format!(
-                "holds {:?}, expected {:?}",
-                String::from_utf8_lossy(field(4..8)),
-                String::from_utf8_lossy(&format.kind)
-            ),
-        ));
-    }
     let version = u32::from_le_bytes(field(8..12).try_into().unwrap_or_default());
-    if version < format.oldest || version > format.current {
-        return Err(Error::IncompatibleFormat {
-            path: path.to_path_buf(),
-            found: version,
-            oldest: format.oldest,
-            current: format.current,
-        });
-    }
+    format.check(path, field(4..8), version)?;
     let len = u64::from_le_bytes(field(12..20).try_into().unwrap_or_default());
     let payload_len = (bytes.len() - FOOTER_LEN) as u64;
     if len != payload_len {
