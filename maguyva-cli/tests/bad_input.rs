@@ -178,6 +178,31 @@ fn truncated_and_corrupt_index_files_are_detected() {
 }
 
 #[test]
+fn a_damaged_block_of_text_fails_the_answer_that_reads_it() {
+    let repo = Repo::fixture("typescript");
+    assert_eq!(repo.run(&["index"]).code, 0);
+    let victim = current_generation(&repo).join("content.mgv");
+    let mut bytes = std::fs::read(&victim).unwrap();
+    // The texts section follows the offsets: flip a byte of source text.
+    let text = std::fs::read(repo.path().join("src/pricing.ts")).unwrap();
+    let at = bytes.windows(text.len()).position(|w| w == text.as_slice()).unwrap() + 5;
+    bytes[at] ^= 0x20;
+    std::fs::write(&victim, &bytes).unwrap();
+    let run = repo.run(&["search", "\"applyDiscount\"", "--no-refresh"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("content.mgv") && run.stderr.contains("checksum"),
+        "{}",
+        run.stderr
+    );
+    // A build from scratch repairs it.
+    assert_eq!(repo.run(&["index"]).code, 0);
+    let (run, json) = repo.search_json("\"applyDiscount\"", &["--no-refresh"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(result_paths(&json)[0], "src/pricing.ts");
+}
+
+#[test]
 fn verify_checks_every_section_of_every_file() {
     let repo = Repo::fixture("python");
     assert_eq!(repo.run(&["index"]).code, 0);

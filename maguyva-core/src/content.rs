@@ -5,7 +5,7 @@
 use crate::error::{Error, Result};
 use crate::fragment::{Fragment, FragmentTable, line_starts};
 use crate::ids::FileId;
-use crate::sections::{Array, Bytes, SectionFile, SectionWriter};
+use crate::sections::{Array, BlockedBytes, SectionFile, SectionWriter};
 use crate::store::FormatVersion;
 use std::path::Path;
 
@@ -13,16 +13,18 @@ use std::path::Path;
 pub const CONTENT_FILE: &str = "content.mgv";
 
 /// Content store format. Changelog: v1 initial; v2 sections read in place
-/// (`offsets`, `texts`).
-pub const CONTENT_FORMAT: FormatVersion = FormatVersion { kind: *b"CONT", current: 2, oldest: 2 };
+/// (`offsets`, `texts`); v3 `texts` checked block by block (`texts~`).
+pub const CONTENT_FORMAT: FormatVersion = FormatVersion { kind: *b"CONT", current: 3, oldest: 3 };
 
 /// The text of every file, by [`FileId`]: one string of all texts back to
-/// back and where each starts, read in place from the index file.
+/// back and where each starts, read in place from the index file. Only the
+/// blocks of the files read are checked against their checksums; a damaged
+/// one reads as no text, and [`ContentStore::damage`] reports it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ContentStore {
     /// `offsets[i]..offsets[i + 1]` is file `i`'s text in `texts`.
     offsets: Array<u64>,
-    texts: Bytes,
+    texts: BlockedBytes,
 }
 
 impl ContentStore {
@@ -35,7 +37,7 @@ impl ContentStore {
             all.extend_from_slice(t.as_bytes());
             offsets.push(all.len() as u64);
         }
-        ContentStore { offsets: Array::from(offsets), texts: Bytes::from_vec(all) }
+        ContentStore { offsets: Array::from(offsets), texts: BlockedBytes::from_vec(all) }
     }
 
     /// The text of a file; empty for an unknown id.
@@ -45,9 +47,15 @@ impl ContentStore {
             (Some(&a), Some(&b)) => self.texts.get(a as usize..b as usize).unwrap_or_default(),
             _ => &[],
         };
-        // Written from strings and checked by its checksum; anything else is
+        // Written from strings and checked by its checksums; anything else is
         // damage, shown as no text rather than trusted.
         std::str::from_utf8(bytes).unwrap_or("")
+    }
+
+    /// Damage met by a read so far (a block that failed its checksum), to
+    /// report once an answer is complete.
+    pub fn damage(&self) -> Option<crate::Error> {
+        self.texts.damage()
     }
 
     /// The text of a fragment; empty if the fragment does not fit its file.
@@ -105,7 +113,7 @@ impl ContentStore {
     /// Writes the store into a generation folder.
     pub fn save(&self, gen_dir: &Path) -> Result<()> {
         let mut w = SectionWriter::new(CONTENT_FORMAT);
-        w.array("offsets", &self.offsets)?.bytes("texts", &self.texts)?;
+        w.array("offsets", &self.offsets)?.blocks("texts", self.texts.unchecked())?;
         w.write(&gen_dir.join(CONTENT_FILE))
     }
 
@@ -117,7 +125,7 @@ impl ContentStore {
     /// The store in an opened content file.
     pub fn open(file: &SectionFile) -> Result<ContentStore> {
         let offsets: Array<u64> = file.array("offsets")?;
-        let texts = file.bytes("texts")?;
+        let texts = file.blocks("texts")?;
         let in_order = offsets.first() == Some(&0)
             && offsets.windows(2).all(|w| w[0] <= w[1])
             && offsets.last().is_some_and(|&end| end == texts.len() as u64);

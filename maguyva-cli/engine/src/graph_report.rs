@@ -136,6 +136,11 @@ impl Index {
     /// Where the definitions named by `name` are called or mentioned, and
     /// every file that refers to it; at most `limit` of each.
     pub fn callers(&self, name: &str, limit: usize) -> Result<CallersReport> {
+        let report = self.callers_unchecked(name, limit)?;
+        self.content.damage().map_or(Ok(report), Err)
+    }
+
+    fn callers_unchecked(&self, name: &str, limit: usize) -> Result<CallersReport> {
         let retriever = self.graph()?;
         let graph = retriever.graph();
         let (defs, refs) = self.file_references(name)?;
@@ -180,6 +185,11 @@ impl Index {
     /// definitions and files. Definitions sharing a name are followed one
     /// by one, so each dependent says which of them it depends on.
     pub fn impact(&self, target: &str, depth: u32, limit: usize) -> Result<ImpactReport> {
+        let report = self.impact_unchecked(target, depth, limit)?;
+        self.content.damage().map_or(Ok(report), Err)
+    }
+
+    fn impact_unchecked(&self, target: &str, depth: u32, limit: usize) -> Result<ImpactReport> {
         let retriever = self.graph()?;
         let graph = retriever.graph();
         let targets_named = retriever.impact_targets(target);
