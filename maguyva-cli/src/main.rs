@@ -398,7 +398,26 @@ fn search(args: SearchArgs) -> Result<ExitCode> {
         }
         index
     };
-    let response = index.search(&request)?;
+    let response = match index.search(&request) {
+        // Damage found only now, in a part the search read for the first
+        // time: rebuild from scratch and answer from the new index.
+        Err(damage @ maguyva_core::Error::Corrupt { .. }) if !args.no_refresh => {
+            note(&format!("index rebuilt: {damage}"));
+            drop(index);
+            let progress = BarProgress::new(!args.json);
+            let (index, _) = build_index_with(
+                &args.path,
+                &dir,
+                &args.opts.settings(&dir),
+                BuildOptions::FULL,
+                &progress,
+            )
+            .with_context(|| format!("indexing {}", args.path.display()))?;
+            progress.finish();
+            index.search(&request)?
+        }
+        other => other?,
+    };
     if args.json {
         print(&format!("{}\n", serde_json::to_string_pretty(&response)?))?;
     } else {

@@ -195,11 +195,13 @@ fn a_damaged_block_of_text_fails_the_answer_that_reads_it() {
         "{}",
         run.stderr
     );
-    // A build from scratch repairs it.
-    assert_eq!(repo.run(&["index"]).code, 0);
-    let (run, json) = repo.search_json("\"applyDiscount\"", &["--no-refresh"]);
+    // A search that may refresh rebuilds the damaged index and answers.
+    let (run, json) = repo.search_json("\"applyDiscount\"", &[]);
     assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stderr.contains("index rebuilt"), "{}", run.stderr);
     assert_eq!(result_paths(&json)[0], "src/pricing.ts");
+    let (run, _) = repo.search_json("\"applyDiscount\"", &["--no-refresh"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
 }
 
 #[test]
