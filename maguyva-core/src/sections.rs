@@ -479,8 +479,8 @@ impl SectionFile {
         self.entries.iter().map(|e| tag_name(&e.tag))
     }
 
-    /// A section's bytes, checked against its checksum the first time.
-    pub fn bytes(&self, name: &str) -> Result<Bytes> {
+    /// A section's table entry and its bytes, unchecked.
+    fn section(&self, name: &str) -> Result<(&Entry, Bytes)> {
         let entry = name_tag(name)
             .and_then(|tag| self.entries.iter().find(|e| e.tag == tag))
             .ok_or_else(|| Error::corrupt(&self.path, format!("no section {name:?}")))?;
@@ -488,6 +488,12 @@ impl SectionFile {
             .data
             .slice(entry.range.clone())
             .ok_or_else(|| Error::corrupt(&self.path, format!("section {name:?} out of range")))?;
+        Ok((entry, bytes))
+    }
+
+    /// A section's bytes, checked against its checksum the first time.
+    pub fn bytes(&self, name: &str) -> Result<Bytes> {
+        let (entry, bytes) = self.section(name)?;
         if !*entry.checked.get_or_init(|| checksum(&bytes) == entry.checksum) {
             return Err(Error::corrupt(&self.path, format!("section {name:?} checksum mismatch")));
         }
@@ -497,13 +503,7 @@ impl SectionFile {
     /// A section written by [`SectionWriter::blocks`], each block checked
     /// against its checksum the first time it is read.
     pub fn blocks(&self, name: &str) -> Result<BlockedBytes> {
-        let entry = name_tag(name)
-            .and_then(|tag| self.entries.iter().find(|e| e.tag == tag))
-            .ok_or_else(|| Error::corrupt(&self.path, format!("no section {name:?}")))?;
-        let bytes = self
-            .data
-            .slice(entry.range.clone())
-            .ok_or_else(|| Error::corrupt(&self.path, format!("section {name:?} out of range")))?;
+        let (_, bytes) = self.section(name)?;
         let hashes: Array<u64> = self.array(&format!("{name}~"))?;
         if hashes.len() != bytes.len().div_ceil(BLOCK_LEN) {
             return Err(Error::corrupt(&self.path, format!("section {name:?} has no block sums")));

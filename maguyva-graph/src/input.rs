@@ -71,6 +71,15 @@ pub struct Use {
     pub count: u32,
 }
 
+/// Files of one language at `paths`, declaring no package (tests' corpora).
+#[cfg(test)]
+pub(crate) fn files_in(language: Language, paths: &[&str]) -> Vec<FileInfo> {
+    paths
+        .iter()
+        .map(|p| FileInfo { path: p.to_string(), language: Some(language), package: None })
+        .collect()
+}
+
 /// A file of the corpus.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileInfo {

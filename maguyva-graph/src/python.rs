@@ -108,14 +108,7 @@ mod tests {
     use super::*;
 
     fn files(paths: &[&str]) -> Vec<FileInfo> {
-        paths
-            .iter()
-            .map(|p| FileInfo {
-                path: p.to_string(),
-                language: Some(Language::Python),
-                package: None,
-            })
-            .collect()
+        crate::input::files_in(Language::Python, paths)
     }
 
     #[test]

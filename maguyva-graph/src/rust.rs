@@ -164,14 +164,7 @@ mod tests {
     use super::*;
 
     fn files(paths: &[&str]) -> Vec<FileInfo> {
-        paths
-            .iter()
-            .map(|p| FileInfo {
-                path: p.to_string(),
-                language: Some(Language::Rust),
-                package: None,
-            })
-            .collect()
+        crate::input::files_in(Language::Rust, paths)
     }
 
     #[test]
