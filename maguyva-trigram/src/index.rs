@@ -422,18 +422,24 @@ fn hits_for_matches(
 ) -> Vec<Hit> {
     let chunks: Vec<ChunkId> = fragments.of_file(file).collect();
     let mut out: Vec<Hit> = Vec::new();
+    // Matches come in file order, so lines are counted once, forward from
+    // the last position, not from the fragment start for every match.
+    let mut cursor: Option<(ChunkId, usize, u32)> = None;
     for &(start, end) in matches {
         // The fragment whose byte range holds the match start.
         let i = chunks.partition_point(|&c| fragments.get(c).end_byte as usize <= start);
         let Some(&chunk) = chunks.get(i) else { continue };
         let frag = fragments.get(chunk);
-        let line_of = |offset: usize| {
-            let from = (frag.start_byte as usize).min(offset);
-            let newlines = text.as_bytes()[from..offset.min(text.len())]
-                .iter()
-                .filter(|&&b| b == b'\n')
-                .count();
-            frag.lines.start() + newlines as u32
+        let mut line_of = |offset: usize| {
+            let offset = offset.min(text.len());
+            let (from, line) = match cursor {
+                Some((c, at, line)) if c == chunk && at <= offset => (at, line),
+                _ => ((frag.start_byte as usize).min(offset), frag.lines.start()),
+            };
+            let line =
+                line + memchr::memchr_iter(b'\n', &text.as_bytes()[from..offset]).count() as u32;
+            cursor = Some((chunk, offset, line));
+            line
         };
         let first = line_of(start);
         let last = line_of(end.saturating_sub(1).max(start)).min(frag.lines.end());
@@ -643,6 +649,36 @@ mod tests {
             let idx = TextIndexBuilder::new().build(&c, &c.fragment_documents(&f), &paths(&c), &[]).unwrap();
             let hits = idx.literal(&c, &f, &needle, ci, usize::MAX).unwrap();
             prop_assert_eq!(files(&hits), naive(&texts, &needle, ci));
+        }
+
+        /// Each hit spans exactly the lines of its fragment's matches,
+        /// counted from the start of the file.
+        #[test]
+        fn literal_hit_lines_are_the_matching_lines(
+            text in "[ab\n]{0,120}",
+            needle in "[ab]{1,2}",
+        ) {
+            let (c, f) = corpus(&[text.as_str()]);
+            let idx = TextIndexBuilder::new().build(&c, &c.fragment_documents(&f), &paths(&c), &[]).unwrap();
+            let hits = idx.literal(&c, &f, &needle, false, usize::MAX).unwrap();
+            let line_at = |at: usize| 1 + text[..at].matches('\n').count() as u32;
+            let mut expect: Vec<(u32, u32, u32)> = Vec::new();
+            let mut from = 0;
+            while let Some(i) = text[from..].find(&needle) {
+                let start = from + i;
+                let end = start + needle.len();
+                let chunk = f.of_file(FileId(0)).find(|&ch| f.get(ch).end_byte as usize > start).unwrap();
+                let (first, last) = (line_at(start), line_at(end - 1));
+                match expect.last_mut() {
+                    Some(e) if e.0 == chunk.0 => e.2 = e.2.max(last),
+                    _ => expect.push((chunk.0, first, last)),
+                }
+                from = end;
+            }
+            let mut got: Vec<(u32, u32, u32)> =
+                hits.iter().map(|h| (h.chunk.0, h.lines.start(), h.lines.end())).collect();
+            got.sort();
+            prop_assert_eq!(got, expect);
         }
 
         #[test]
