@@ -400,19 +400,22 @@ fn search(args: SearchArgs) -> Result<ExitCode> {
     };
     let response = match index.search(&request) {
         // Damage found only now, in a part the search read for the first
-        // time: rebuild from scratch and answer from the new index.
-        Err(damage @ maguyva_core::Error::Corrupt { .. }) if !args.no_refresh => {
-            note(&format!("index rebuilt: {damage}"));
+        // time: rebuild from scratch. A file that changed after the
+        // staleness check saw it (or in a way it cannot see: same size and
+        // time): refresh. Either way, answer from the new index.
+        Err(e @ (maguyva_core::Error::Corrupt { .. } | maguyva_core::Error::Changed { .. }))
+            if !args.no_refresh =>
+        {
+            let (what, options) = match e {
+                maguyva_core::Error::Changed { .. } => ("refreshed", BuildOptions::REFRESH),
+                _ => ("rebuilt", BuildOptions::FULL),
+            };
+            note(&format!("index {what}: {e}"));
             drop(index);
             let progress = BarProgress::new(!args.json);
-            let (index, _) = build_index_with(
-                &args.path,
-                &dir,
-                &args.opts.settings(&dir),
-                BuildOptions::FULL,
-                &progress,
-            )
-            .with_context(|| format!("indexing {}", args.path.display()))?;
+            let (index, _) =
+                build_index_with(&args.path, &dir, &args.opts.settings(&dir), options, &progress)
+                    .with_context(|| format!("indexing {}", args.path.display()))?;
             progress.finish();
             index.search(&request)?
         }

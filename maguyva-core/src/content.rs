@@ -1,61 +1,207 @@
-//! The content store: the decoded text of every indexed file, kept in the
-//! index so that literal matches are verified, and snippets cut, against
-//! exactly the bytes that were indexed.
+//! The content store: the text of every indexed file, as it was indexed.
+//!
+//! The index keeps no copy of the source. A store built with the index
+//! holds the texts it read; a store opened with an index reads each file
+//! from the indexed tree when it is first needed and checks it against the
+//! size and xxh3 hash the manifest recorded, so literal matches are
+//! verified, and snippets cut, against exactly the bytes that were indexed.
+//! A file that no longer matches reads as no text, and
+//! [`ContentStore::damage`] reports it as changed.
 
-use crate::error::{Error, Result};
+use crate::error::Error;
 use crate::fragment::{Fragment, FragmentTable, line_starts};
 use crate::ids::FileId;
-use crate::sections::{Array, BlockedBytes, SectionFile, SectionWriter};
-use crate::store::FormatVersion;
-use std::path::Path;
+use crate::manifest::FileEntry;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, OnceLock};
 
-/// The content file's name inside a generation folder.
-pub const CONTENT_FILE: &str = "content.mgv";
-
-/// Content store format. Changelog: v1 initial; v2 sections read in place
-/// (`offsets`, `texts`); v3 `texts` checked block by block (`texts~`).
-pub const CONTENT_FORMAT: FormatVersion = FormatVersion { kind: *b"CONT", current: 3, oldest: 3 };
-
-/// The text of every file, by [`FileId`]: one string of all texts back to
-/// back and where each starts, read in place from the index file. Only the
-/// blocks of the files read are checked against their checksums; a damaged
-/// one reads as no text, and [`ContentStore::damage`] reports it.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// The text of every file, by [`FileId`].
+#[derive(Debug, Default)]
 pub struct ContentStore {
-    /// `offsets[i]..offsets[i + 1]` is file `i`'s text in `texts`.
-    offsets: Array<u64>,
-    texts: BlockedBytes,
+    source: Source,
+}
+
+#[derive(Debug)]
+enum Source {
+    /// The texts themselves, as read by a build.
+    Memory(Vec<String>),
+    /// The indexed tree, read on demand.
+    Tree(Tree),
+}
+
+impl Default for Source {
+    fn default() -> Source {
+        Source::Memory(Vec::new())
+    }
+}
+
+/// What a store opened with an index knows of each file, and what it has
+/// read.
+#[derive(Debug)]
+struct Tree {
+    root: PathBuf,
+    files: Vec<Recorded>,
+    texts: Vec<OnceLock<Box<str>>>,
+    /// The first file found changed or unreadable: its path, and the
+    /// error that kept it from being read, if that was the problem.
+    damage: Mutex<Option<(PathBuf, Option<(std::io::ErrorKind, String)>)>>,
+}
+
+#[derive(Debug)]
+struct Recorded {
+    path: String,
+    size: u64,
+    hash: u64,
+}
+
+impl Tree {
+    /// Reads file `i` into `buf` and checks it is the one indexed; on any
+    /// difference records it and returns false.
+    fn read_into(&self, i: usize, buf: &mut Vec<u8>) -> bool {
+        use std::io::Read;
+        let Some(file) = self.files.get(i) else { return false };
+        buf.clear();
+        let path = self.root.join(&file.path);
+        let read = std::fs::File::open(&path).and_then(|mut f| {
+            // Room for one byte more than recorded, to see a file that grew;
+            // read straight into it, in as few calls as the file allows.
+            let want = file.size as usize + 1;
+            buf.resize(want, 0);
+            let mut len = 0;
+            while len < want {
+                match f.read(&mut buf[len..]) {
+                    Ok(0) => break,
+                    Ok(n) => len += n,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(e) => return Err(e),
+                }
+            }
+            buf.truncate(len);
+            Ok(len)
+        });
+        let problem = match read {
+            Ok(_)
+                if buf.len() as u64 == file.size
+                    && xxhash_rust::xxh3::xxh3_64(buf) == file.hash =>
+            {
+                return true;
+            }
+            Ok(_) => None,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => Some((e.kind(), e.to_string())),
+        };
+        if let Ok(mut damage) = self.damage.lock() {
+            damage.get_or_insert((path, problem));
+        }
+        false
+    }
+
+    /// File `i`'s text, or `None` (recorded) when it is not the one indexed.
+    fn read(&self, i: usize) -> Option<String> {
+        let mut buf = Vec::new();
+        self.read_into(i, &mut buf).then(|| decode(buf))
+    }
+}
+
+/// The text of indexed bytes: invalid UTF-8 replaced as the build replaced
+/// it, so that offsets agree.
+fn decode(bytes: Vec<u8>) -> String {
+    match String::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+    }
+}
+
+/// The largest scan buffer kept between reads.
+const SCAN_BUFFER_LIMIT: usize = 4 << 20;
+
+thread_local! {
+    /// A buffer for scans, so that reading file after file does not map
+    /// and unmap fresh memory for each.
+    static SCAN_BUFFER: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
 }
 
 impl ContentStore {
     /// A store holding `texts`, indexed by file id.
     pub fn new(texts: Vec<String>) -> ContentStore {
-        let mut offsets = Vec::with_capacity(texts.len() + 1);
-        let mut all = Vec::with_capacity(texts.iter().map(String::len).sum());
-        offsets.push(0u64);
-        for t in texts {
-            all.extend_from_slice(t.as_bytes());
-            offsets.push(all.len() as u64);
-        }
-        ContentStore { offsets: Array::from(offsets), texts: BlockedBytes::from_vec(all) }
+        ContentStore { source: Source::Memory(texts) }
     }
 
-    /// The text of a file; empty for an unknown id.
+    /// A store that reads `files`, as recorded in a manifest, from the tree
+    /// at `root`, each when first needed.
+    pub fn from_tree(root: &Path, files: &[FileEntry]) -> ContentStore {
+        let files: Vec<Recorded> = files
+            .iter()
+            .map(|f| Recorded { path: f.path.clone(), size: f.size, hash: f.hash })
+            .collect();
+        let texts = (0..files.len()).map(|_| OnceLock::new()).collect();
+        ContentStore {
+            source: Source::Tree(Tree {
+                root: root.to_path_buf(),
+                files,
+                texts,
+                damage: Mutex::new(None),
+            }),
+        }
+    }
+
+    /// The text of a file; empty for an unknown id, and for a file that
+    /// changed or became unreadable since it was indexed (see
+    /// [`ContentStore::damage`]). Kept for later reads.
     pub fn text(&self, file: FileId) -> &str {
         let i = file.index();
-        let bytes = match (self.offsets.get(i), self.offsets.get(i + 1)) {
-            (Some(&a), Some(&b)) => self.texts.get(a as usize..b as usize).unwrap_or_default(),
-            _ => &[],
-        };
-        // Written from strings and checked by its checksums; anything else is
-        // damage, shown as no text rather than trusted.
-        std::str::from_utf8(bytes).unwrap_or("")
+        match &self.source {
+            Source::Memory(texts) => texts.get(i).map_or("", String::as_str),
+            Source::Tree(tree) => match tree.texts.get(i) {
+                Some(cell) => cell.get_or_init(|| tree.read(i).unwrap_or_default().into()),
+                None => "",
+            },
+        }
     }
 
-    /// Damage met by a read so far (a block that failed its checksum), to
-    /// report once an answer is complete.
-    pub fn damage(&self) -> Option<crate::Error> {
-        self.texts.damage()
+    /// Calls `f` with the text of a file, as [`ContentStore::text`] gives
+    /// it, without keeping a text it had to read: for scans over many files.
+    pub fn with_text<R>(&self, file: FileId, f: impl FnOnce(&str) -> R) -> R {
+        let i = file.index();
+        match &self.source {
+            Source::Tree(tree) => match tree.texts.get(i).and_then(OnceLock::get) {
+                Some(kept) => f(kept),
+                None => {
+                    let mut buf = SCAN_BUFFER.take();
+                    let answer = match tree.read_into(i, &mut buf) {
+                        // Checked first: the lossy decoder is several times slower.
+                        true => match std::str::from_utf8(&buf) {
+                            Ok(text) => f(text),
+                            Err(_) => f(&String::from_utf8_lossy(&buf)),
+                        },
+                        false => f(""),
+                    };
+                    // Kept for the next scan unless one file made it huge.
+                    if buf.capacity() <= SCAN_BUFFER_LIMIT {
+                        SCAN_BUFFER.set(buf);
+                    }
+                    answer
+                }
+            },
+            Source::Memory(_) => f(self.text(file)),
+        }
+    }
+
+    /// The first file that a read found changed since it was indexed, or
+    /// could not read, to report once an answer is complete.
+    pub fn damage(&self) -> Option<Error> {
+        match &self.source {
+            Source::Memory(_) => None,
+            Source::Tree(tree) => {
+                let damage = tree.damage.lock().ok()?;
+                damage.as_ref().map(|(path, problem)| match problem {
+                    None => Error::Changed { path: path.clone() },
+                    Some((kind, why)) => {
+                        Error::io("reading", path.clone(), std::io::Error::new(*kind, why.clone()))
+                    }
+                })
+            }
+        }
     }
 
     /// The text of a fragment; empty if the fragment does not fit its file.
@@ -97,7 +243,10 @@ impl ContentStore {
 
     /// Number of files.
     pub fn len(&self) -> usize {
-        self.offsets.len().saturating_sub(1)
+        match &self.source {
+            Source::Memory(texts) => texts.len(),
+            Source::Tree(tree) => tree.files.len(),
+        }
     }
 
     /// Whether the store is empty.
@@ -107,32 +256,10 @@ impl ContentStore {
 
     /// Total bytes of text.
     pub fn total_bytes(&self) -> usize {
-        self.texts.len()
-    }
-
-    /// Writes the store into a generation folder.
-    pub fn save(&self, gen_dir: &Path) -> Result<()> {
-        let mut w = SectionWriter::new(CONTENT_FORMAT);
-        w.array("offsets", &self.offsets)?.blocks("texts", self.texts.unchecked())?;
-        w.write(&gen_dir.join(CONTENT_FILE))
-    }
-
-    /// Opens the store of a generation folder, in place.
-    pub fn load(gen_dir: &Path) -> Result<ContentStore> {
-        ContentStore::open(&SectionFile::open(&gen_dir.join(CONTENT_FILE), CONTENT_FORMAT)?)
-    }
-
-    /// The store in an opened content file.
-    pub fn open(file: &SectionFile) -> Result<ContentStore> {
-        let offsets: Array<u64> = file.array("offsets")?;
-        let texts = file.blocks("texts")?;
-        let in_order = offsets.first() == Some(&0)
-            && offsets.windows(2).all(|w| w[0] <= w[1])
-            && offsets.last().is_some_and(|&end| end == texts.len() as u64);
-        if !in_order {
-            return Err(Error::corrupt(file.path(), "text offsets out of order"));
+        match &self.source {
+            Source::Memory(texts) => texts.iter().map(String::len).sum(),
+            Source::Tree(tree) => tree.files.iter().map(|f| f.size as usize).sum(),
         }
-        Ok(ContentStore { offsets, texts })
     }
 }
 
@@ -158,15 +285,58 @@ mod tests {
         assert_eq!(docs[1], "class Big:\n    def m(self):\n        pass\n");
     }
 
+    fn entry(path: &str, bytes: &[u8]) -> FileEntry {
+        FileEntry {
+            path: path.into(),
+            size: bytes.len() as u64,
+            mtime_ns: 0,
+            hash: xxhash_rust::xxh3::xxh3_64(bytes),
+            language: None,
+            lossy: false,
+        }
+    }
+
     #[test]
-    fn saved_and_opened_in_place() {
+    fn reads_the_indexed_files_from_the_tree() {
         let dir = tempfile::tempdir().unwrap();
-        let store = ContentStore::new(vec!["fn a() {}\n".into(), String::new(), "é\n".into()]);
-        store.save(dir.path()).unwrap();
-        let back = ContentStore::load(dir.path()).unwrap();
-        assert_eq!(back, store);
-        assert_eq!(back.len(), 3);
-        assert_eq!(back.text(FileId(2)), "é\n");
-        assert_eq!(back.text(FileId(9)), "");
+        let files: [(&str, &[u8]); 3] =
+            [("a.rs", b"fn a() {}\n"), ("empty.txt", b""), ("bad.txt", b"\xff\xfe ok\n")];
+        for (path, bytes) in files {
+            std::fs::write(dir.path().join(path), bytes).unwrap();
+        }
+        let entries: Vec<FileEntry> = files.iter().map(|(p, b)| entry(p, b)).collect();
+        let store = ContentStore::from_tree(dir.path(), &entries);
+        assert_eq!(store.len(), 3);
+        assert_eq!(store.text(FileId(0)), "fn a() {}\n");
+        assert_eq!(store.text(FileId(1)), "");
+        // Invalid UTF-8 is replaced as the build replaced it.
+        assert_eq!(store.text(FileId(2)), "\u{FFFD}\u{FFFD} ok\n");
+        assert_eq!(store.with_text(FileId(0), str::len), 10);
+        assert_eq!(store.text(FileId(9)), "");
+        assert!(store.damage().is_none());
+    }
+
+    #[test]
+    fn a_file_changed_or_removed_since_indexing_reads_as_damage() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.rs"), "fn a() {}\n").unwrap();
+        std::fs::write(dir.path().join("b.rs"), "fn b() {}\n").unwrap();
+        let entries = [entry("a.rs", b"fn a() {}\n"), entry("b.rs", b"fn b() {}\n")];
+        let store = ContentStore::from_tree(dir.path(), &entries);
+        // Same size, other bytes: only the hash tells.
+        std::fs::write(dir.path().join("a.rs"), "fn x() {}\n").unwrap();
+        assert_eq!(store.with_text(FileId(0), str::len), 0);
+        assert!(matches!(store.damage(), Some(Error::Changed { path }) if path.ends_with("a.rs")));
+        let store = ContentStore::from_tree(dir.path(), &entries);
+        std::fs::remove_file(dir.path().join("b.rs")).unwrap();
+        assert_eq!(store.text(FileId(1)), "");
+        assert!(matches!(store.damage(), Some(Error::Changed { path }) if path.ends_with("b.rs")));
+        // A text read before the change stays the one indexed.
+        let store = ContentStore::from_tree(dir.path(), &entries[..1]);
+        std::fs::write(dir.path().join("a.rs"), "fn a() {}\n").unwrap();
+        assert_eq!(store.text(FileId(0)), "fn a() {}\n");
+        std::fs::write(dir.path().join("a.rs"), "changed!!\n").unwrap();
+        assert_eq!(store.text(FileId(0)), "fn a() {}\n");
+        assert!(store.damage().is_none());
     }
 }

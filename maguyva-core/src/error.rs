@@ -44,6 +44,13 @@ pub enum Error {
         /// What was wrong with it.
         reason: String,
     },
+    /// An indexed file changed, or was removed, since the index was built:
+    /// its text is no longer the text that was indexed.
+    #[error("{path} changed since it was indexed; run `maguyva index` to refresh the index")]
+    Changed {
+        /// The file, under the indexed root.
+        path: PathBuf,
+    },
     /// An index file was written by a format version this build cannot read.
     #[error(
         "{path} has format v{found}; this build reads v{oldest}..=v{current}; run `maguyva index`"

@@ -22,7 +22,7 @@
 
 pub use crate::{
     analyzer::Analyzer,
-    content::{CONTENT_FILE, CONTENT_FORMAT, ContentStore},
+    content::ContentStore,
     corpus::{
         CORPUS_VERSION, Corpus, CorpusBuilder, DEFAULT_MAX_FILE_SIZE, FileStat, Scan, SkipReason,
         Skipped, SourceFile, canonical_root, is_binary,

@@ -279,10 +279,11 @@ impl TextIndex {
             .par_iter()
             .flat_map_iter(|&f| {
                 let file = FileId(f);
-                let text = content.text(file);
-                let mut found = Vec::new();
-                find(text, &mut found);
-                hits_for_matches(fragments, file, text, &found)
+                content.with_text(file, |text| {
+                    let mut found = Vec::new();
+                    find(text, &mut found);
+                    hits_for_matches(fragments, file, text, &found)
+                })
             })
             .collect();
         sort_hits(&mut hits);

@@ -607,7 +607,6 @@ pub fn build_index_with(
         options: settings.options(),
         guards: scan.guards.clone(),
     };
-    content.save(staging.path())?;
     store::save(&staging.path().join(FRAGMENTS_FILE), FRAGMENTS_FORMAT, "fragments", &fragments)?;
     text.save(staging.path())?;
     symbols.save(staging.path())?;

@@ -227,10 +227,7 @@ impl Index {
             return Err(Error::corrupt(gen_dir, "files and fragments disagree with the manifest"));
         }
         let (files, chunks) = (manifest.files.len(), fragments.len());
-        let content = ContentStore::load(gen_dir)?;
-        if content.len() != files {
-            return Err(Error::corrupt(gen_dir, "the content store disagrees with the manifest"));
-        }
+        let content = ContentStore::from_tree(&manifest.root, &manifest.files);
         let fragments = Arc::new(fragments);
         let text_file = TextIndex::open_file(gen_dir)?;
         let symbols_file = SymbolTable::open_file(gen_dir)?;

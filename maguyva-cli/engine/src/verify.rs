@@ -4,9 +4,7 @@
 
 use super::{FRAGMENTS_FILE, FRAGMENTS_FORMAT, Index, IndexSettings};
 use maguyva_core::store::{self, FormatVersion};
-use maguyva_core::{
-    CONTENT_FILE, CONTENT_FORMAT, IndexDir, MANIFEST_FILE, MANIFEST_FORMAT, Result, SectionFile,
-};
+use maguyva_core::{IndexDir, MANIFEST_FILE, MANIFEST_FORMAT, Result, SectionFile};
 use serde::Serialize;
 use std::path::Path;
 
@@ -30,10 +28,9 @@ pub struct VerifiedFile {
     pub sections: usize,
 }
 
-fn sectioned() -> [(&'static str, FormatVersion); 6] {
+fn sectioned() -> [(&'static str, FormatVersion); 5] {
     [
         (crate::OUTLINES_FILE, crate::OUTLINES_FORMAT),
-        (CONTENT_FILE, CONTENT_FORMAT),
         (maguyva_trigram::TEXT_FILE, maguyva_trigram::TEXT_FORMAT),
         (maguyva_ast::SYMBOLS_FILE, maguyva_ast::SYMBOLS_FORMAT),
         (maguyva_graph::GRAPH_FILE, maguyva_graph::GRAPH_FORMAT),
