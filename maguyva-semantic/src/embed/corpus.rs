@@ -44,8 +44,10 @@ pub struct CorpusModel {
     /// fst map from term to row.
     map: fst::Map<Bytes>,
     idf: Array<f32>,
-    /// `terms * dim` values, row-major.
-    vectors: Array<f32>,
+    /// `terms * dim` values, row-major, each row quantized to 8 bits.
+    codes: Array<i8>,
+    /// One factor per term: its row is `codes * scale`.
+    scales: Array<f32>,
     analyzer: Analyzer,
 }
 
@@ -161,6 +163,10 @@ impl CorpusModel {
         let l = (k + OVERSAMPLING).min(v).min(d).max(k);
         let vectors = if v == 0 || d == 0 { Vec::new() } else { randomized_svd(&columns, v, k, l) };
         let vectors = if vectors.is_empty() { vec![0.0; v * k] } else { vectors };
+        // Stored in 8 bits a value (a quarter of the size); the documents
+        // are embedded with the rounded vectors, as queries will be.
+        let (codes, scales) = quantize(&vectors, k);
+        let vectors = dequantize(&codes, &scales, k);
         // A document's vector is the weighted sum of its terms' vectors: the
         // same as embedding its text, since the weights are the column's.
         let mut doc_vectors = vec![0f32; d * k];
@@ -179,7 +185,7 @@ impl CorpusModel {
             k,
             Bytes::from_vec(vocabulary),
             idf.into(),
-            vectors.into(),
+            (codes.into(), scales.into()),
             analyzer,
         )?;
         Ok((model, doc_vectors))
@@ -189,27 +195,29 @@ impl CorpusModel {
         dim: usize,
         vocabulary: Bytes,
         idf: Array<f32>,
-        vectors: Array<f32>,
+        (codes, scales): (Array<i8>, Array<f32>),
         analyzer: Analyzer,
     ) -> Result<CorpusModel> {
         let map = fst::Map::new(vocabulary)
             .map_err(|e| Error::Model { path: "corpus".into(), reason: e.to_string() })?;
-        if map.len() != idf.len() || vectors.len() != idf.len() * dim {
+        if map.len() != idf.len() || codes.len() != idf.len() * dim || scales.len() != idf.len() {
             return Err(Error::Model {
                 path: "corpus".into(),
                 reason: "vocabulary and vectors disagree".into(),
             });
         }
-        Ok(CorpusModel { dim, map, idf, vectors, analyzer })
+        Ok(CorpusModel { dim, map, idf, codes, scales, analyzer })
     }
 
     /// Adds the model to a file being written, as sections `c.meta`
-    /// (dimensions and analyzer), `c.vocab` (fst), `c.idf` and `c.vecs`.
+    /// (dimensions and analyzer), `c.vocab` (fst), `c.idf`, `c.q8` (term
+    /// vectors in 8 bits) and `c.scale` (one factor per term).
     pub fn write(&self, w: &mut SectionWriter) -> maguyva_core::Result<()> {
         w.encoded("c.meta", "corpus model", &(self.dim as u64, self.analyzer))?
             .bytes("c.vocab", self.map.as_fst().as_bytes())?
             .array("c.idf", &self.idf)?
-            .array("c.vecs", &self.vectors)?;
+            .array("c.q8", &self.codes)?
+            .array("c.scale", &self.scales)?;
         Ok(())
     }
 
@@ -220,7 +228,7 @@ impl CorpusModel {
             dim as usize,
             file.bytes("c.vocab")?,
             file.array("c.idf")?,
-            file.array("c.vecs")?,
+            (file.array("c.q8")?, file.array("c.scale")?),
             analyzer,
         )
     }
@@ -241,8 +249,9 @@ impl CorpusModel {
         for (i, c) in tf {
             let i = i as usize;
             let w = (1.0 + (c as f32).ln()) * self.idf[i];
-            for (o, x) in out.iter_mut().zip(&self.vectors[i * self.dim..(i + 1) * self.dim]) {
-                *o += w * x;
+            let scale = self.scales[i];
+            for (o, &q) in out.iter_mut().zip(&self.codes[i * self.dim..(i + 1) * self.dim]) {
+                *o += w * (f32::from(q) * scale);
             }
         }
         let norm = out.iter().map(|x| x * x).sum::<f32>().sqrt();
@@ -250,6 +259,32 @@ impl CorpusModel {
             out.iter_mut().for_each(|x| *x /= norm);
         }
     }
+}
+
+/// Rows of `dim` values in 8 bits each: a row's largest magnitude maps to
+/// 127, so a value's error is at most half its row's step.
+fn quantize(vectors: &[f32], dim: usize) -> (Vec<i8>, Vec<f32>) {
+    let mut codes = Vec::with_capacity(vectors.len());
+    let mut scales = Vec::with_capacity(vectors.len() / dim.max(1));
+    for row in vectors.chunks(dim.max(1)) {
+        let max = row.iter().fold(0f32, |m, x| m.max(x.abs()));
+        let scale = if max > 0.0 { max / 127.0 } else { 0.0 };
+        scales.push(scale);
+        codes.extend(row.iter().map(|&x| match scale > 0.0 {
+            true => (x / scale).round().clamp(-127.0, 127.0) as i8,
+            false => 0,
+        }));
+    }
+    (codes, scales)
+}
+
+/// The vectors that [`quantize`]'s codes and scales stand for.
+fn dequantize(codes: &[i8], scales: &[f32], dim: usize) -> Vec<f32> {
+    codes
+        .chunks(dim.max(1))
+        .zip(scales)
+        .flat_map(|(row, &scale)| row.iter().map(move |&q| f32::from(q) * scale))
+        .collect()
 }
 
 /// Term vectors `U_k Σ_k^p` of the TF-IDF matrix `A` whose columns are
@@ -330,7 +365,7 @@ fn transpose_times(columns: &[Vec<(u32, f32)>], y: &[f32], l: usize) -> Vec<f32>
 
 impl Embedder for CorpusModel {
     fn identity(&self) -> String {
-        format!("corpus-lsa:v1:{}:{}", self.dim, self.analyzer.identity())
+        format!("corpus-lsa:v2:{}:{}", self.dim, self.analyzer.identity())
     }
 
     fn dimension(&self) -> usize {
@@ -376,6 +411,18 @@ mod tests {
         let login = v("login");
         assert!(cosine(&login, &v("credentials")) > cosine(&login, &v("pixels")) + 0.3);
         assert_eq!(v("unknownword").iter().filter(|x| **x != 0.0).count(), 0);
+    }
+
+    #[test]
+    fn quantized_rows_stay_within_half_a_step() {
+        let rows = [0.5f32, -1.0, 0.25, 0.0, 0.0, 0.0, 1e-3, 3.0, -2.9];
+        let (codes, scales) = quantize(&rows, 3);
+        assert_eq!(codes[1], -127);
+        assert_eq!(&codes[3..6], &[0, 0, 0]);
+        let back = dequantize(&codes, &scales, 3);
+        for ((x, y), s) in rows.iter().zip(&back).zip(scales.iter().flat_map(|&s| [s; 3])) {
+            assert!((x - y).abs() <= s / 2.0 + 1e-7, "{x} {y}");
+        }
     }
 
     #[test]
