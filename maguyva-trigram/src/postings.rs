@@ -1,9 +1,11 @@
 //! Trigram postings: for every trigram, the roaring bitmap of the files
-//! holding it. Bitmaps are stored serialized, back to back, and decoded only
+//! holding it. Lists are stored back to back, each in the smaller of two
+//! encodings (the roaring format, or file-id gaps as LEB128 varints, which
+//! most short lists fit in a byte a file), and decoded into bitmaps only
 //! when a query needs them. Format: `doc/format/text.md`.
 
 use crate::plan::TrigramQuery;
-use crate::trigram;
+use crate::{trigram, varint};
 use maguyva_core::{Array, Bytes, SectionFile, SectionWriter};
 use rayon::prelude::*;
 use roaring::RoaringBitmap;
@@ -40,10 +42,7 @@ impl TrigramPostings {
         for run in pairs.chunk_by(|a, b| a >> 32 == b >> 32) {
             keys.push((run[0] >> 32) as u32);
             offsets.push(blob.len() as u32);
-            let bitmap =
-                RoaringBitmap::from_sorted_iter(run.iter().map(|p| *p as u32)).unwrap_or_default();
-            // Writing into a Vec cannot fail.
-            let _ = bitmap.serialize_into(&mut blob);
+            encode(run.iter().map(|p| *p as u32), &mut blob);
         }
         offsets.push(blob.len() as u32);
         TrigramPostings {
@@ -97,7 +96,7 @@ impl TrigramPostings {
             return Some(RoaringBitmap::new());
         };
         let (a, b) = (*self.offsets.get(i)? as usize, *self.offsets.get(i + 1)? as usize);
-        RoaringBitmap::deserialize_from(self.blob.get(a..b)?).ok()
+        decode(self.blob.get(a..b)?, self.files)
     }
 
     /// Every file.
@@ -137,9 +136,81 @@ impl TrigramPostings {
     }
 }
 
+/// Appends one posting list of sorted distinct `files`: a zero byte and
+/// the roaring bitmap, or, when shorter, the first file plus one and then
+/// the gaps between files as varints (never starting with a zero byte).
+fn encode(files: impl Iterator<Item = u32> + Clone, out: &mut Vec<u8>) {
+    let mut gaps = Vec::new();
+    let mut prev = None;
+    for f in files.clone() {
+        varint::push(&mut gaps, u64::from(f - prev.unwrap_or(0)) + u64::from(prev.is_none()));
+        prev = Some(f);
+    }
+    let bitmap = RoaringBitmap::from_sorted_iter(files).unwrap_or_default();
+    if gaps.len() <= bitmap.serialized_size() {
+        out.extend_from_slice(&gaps);
+    } else {
+        out.push(0);
+        // Writing into a Vec cannot fail.
+        let _ = bitmap.serialize_into(out);
+    }
+}
+
+/// The files of one posting list written by [`encode`]; `None` if it is
+/// damaged (does not decode, or names a file out of range or out of order).
+fn decode(bytes: &[u8], files: u32) -> Option<RoaringBitmap> {
+    let bitmap = match bytes.split_first() {
+        None => RoaringBitmap::new(),
+        Some((0, roaring)) => RoaringBitmap::deserialize_from(roaring).ok()?,
+        Some(_) => {
+            let mut ids = Vec::new();
+            let (mut pos, mut next) = (0, 0u64);
+            while pos < bytes.len() {
+                let gap = varint::read(bytes, &mut pos)?;
+                if gap == 0 {
+                    return None;
+                }
+                next = next.checked_add(gap)?;
+                ids.push(u32::try_from(next - 1).ok()?);
+            }
+            RoaringBitmap::from_sorted_iter(ids).ok()?
+        }
+    };
+    (bitmap.max().is_none_or(|m| m < files)).then_some(bitmap)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Every list comes back as it went in, whichever encoding it took.
+        #[test]
+        fn lists_round_trip(mut files in proptest::collection::vec(0u32..70_000, 1..300)) {
+            files.sort_unstable();
+            files.dedup();
+            let mut blob = Vec::new();
+            encode(files.iter().copied(), &mut blob);
+            let back = decode(&blob, 70_000).unwrap();
+            prop_assert_eq!(back.iter().collect::<Vec<_>>(), files);
+            // A file out of range is damage.
+            prop_assert!(decode(&blob, back.max().unwrap()).is_none());
+        }
+    }
+
+    #[test]
+    fn short_lists_take_a_byte_a_file_and_dense_ones_stay_bitmaps() {
+        let mut blob = Vec::new();
+        encode([3u32, 5, 9].into_iter(), &mut blob);
+        assert_eq!(blob, vec![4, 2, 4]);
+        let mut dense = Vec::new();
+        encode(0u32..10_000, &mut dense);
+        assert_eq!(dense[0], 0);
+        assert!(dense.len() < 10_000, "a bitmap, not a byte a file");
+        assert!(decode(&[4, 0], 10).is_none(), "a zero gap");
+        assert!(decode(&[0x80], 10).is_none(), "a truncated varint");
+    }
 
     #[test]
     fn candidates_follow_the_query() {
