@@ -42,10 +42,13 @@ struct Tree {
     root: PathBuf,
     files: Vec<Recorded>,
     texts: Vec<OnceLock<Box<str>>>,
-    /// The first file found changed or unreadable: its path, and the
-    /// error that kept it from being read, if that was the problem.
-    damage: Mutex<Option<(PathBuf, Option<(std::io::ErrorKind, String)>)>>,
+    /// The first file found changed or unreadable.
+    damage: Mutex<Option<Damage>>,
 }
+
+/// A file found changed or unreadable: its path, and the error that kept it
+/// from being read, if that was the problem.
+type Damage = (PathBuf, Option<(std::io::ErrorKind, String)>);
 
 #[derive(Debug)]
 struct Recorded {
