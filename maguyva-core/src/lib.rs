@@ -43,7 +43,7 @@ pub use crate::{
     progress::{NoProgress, Progress},
     query::{MAX_QUERY_CHARS, MatchMode, Query},
     retriever::Retriever,
-    sections::{Array, BlockedBytes, Bytes, SectionFile, SectionWriter},
+    sections::{Array, Bytes, SectionFile, SectionWriter},
     span::LineSpan,
 };
 

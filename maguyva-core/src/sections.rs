@@ -35,10 +35,6 @@ pub const ENTRY_LEN: usize = 32;
 /// Longest section name, in bytes.
 pub const MAX_NAME_LEN: usize = 8;
 
-/// Bytes per checksummed block of a section written in blocks: a reader of
-/// a few files' text checks the blocks it reads, not the whole section.
-pub const BLOCK_LEN: usize = 256 * 1024;
-
 /// Bytes shared cheaply: a range of a memory-mapped index file, or bytes
 /// built in memory.
 #[derive(Clone)]
@@ -167,92 +163,6 @@ impl<T: Pod + fmt::Debug> fmt::Debug for Array<T> {
     }
 }
 
-/// Bytes whose blocks are checked on first read ([`SectionFile::blocks`]),
-/// or bytes built in memory, trusted as they are.
-#[derive(Clone, Default)]
-pub struct BlockedBytes {
-    bytes: Bytes,
-    check: Option<Arc<Blocks>>,
-}
-
-struct Blocks {
-    path: PathBuf,
-    name: String,
-    hashes: Array<u64>,
-    checked: Vec<OnceLock<bool>>,
-    damaged: std::sync::atomic::AtomicBool,
-}
-
-impl BlockedBytes {
-    /// Bytes held in memory.
-    pub fn from_vec(bytes: Vec<u8>) -> BlockedBytes {
-        BlockedBytes { bytes: Bytes::from_vec(bytes), check: None }
-    }
-
-    /// Every byte, unchecked (for writing them elsewhere).
-    pub fn unchecked(&self) -> &[u8] {
-        &self.bytes
-    }
-
-    /// Number of bytes.
-    pub fn len(&self) -> usize {
-        self.bytes.len()
-    }
-
-    /// Whether there are none.
-    pub fn is_empty(&self) -> bool {
-        self.bytes.is_empty()
-    }
-
-    /// The bytes in `range`, once every block they lie in has matched its
-    /// checksum; `None` when the range does not fit or a block is damaged
-    /// (then [`BlockedBytes::damage`] says so).
-    pub fn get(&self, range: Range<usize>) -> Option<&[u8]> {
-        let out = self.bytes.get(range.clone())?;
-        if let Some(check) = &self.check
-            && !range.is_empty()
-        {
-            for b in range.start / BLOCK_LEN..=(range.end - 1) / BLOCK_LEN {
-                let ok = check.checked.get(b)?.get_or_init(|| {
-                    let end = ((b + 1) * BLOCK_LEN).min(self.bytes.len());
-                    let block = self.bytes.get(b * BLOCK_LEN..end).unwrap_or_default();
-                    check.hashes.get(b) == Some(&checksum(block))
-                });
-                if !*ok {
-                    check.damaged.store(true, std::sync::atomic::Ordering::Relaxed);
-                    return None;
-                }
-            }
-        }
-        Some(out)
-    }
-
-    /// The damage a read met, if any.
-    pub fn damage(&self) -> Option<Error> {
-        let check = self.check.as_ref()?;
-        check.damaged.load(std::sync::atomic::Ordering::Relaxed).then(|| {
-            Error::corrupt(
-                &check.path,
-                format!("a block of section {:?} checksum mismatch", check.name),
-            )
-        })
-    }
-}
-
-impl fmt::Debug for BlockedBytes {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "BlockedBytes({} bytes)", self.bytes.len())
-    }
-}
-
-impl PartialEq for BlockedBytes {
-    fn eq(&self, other: &BlockedBytes) -> bool {
-        self.bytes == other.bytes
-    }
-}
-
-impl Eq for BlockedBytes {}
-
 /// Collects named sections and writes them as one file.
 #[derive(Debug)]
 pub struct SectionWriter {
@@ -285,14 +195,6 @@ impl SectionWriter {
         self.bytes(name, bytemuck::cast_slice(values))
     }
 
-    /// Adds a section of raw bytes checked block by block on use: besides
-    /// the section's own checksum, a section `{name}~` holds the xxh3 of
-    /// every [`BLOCK_LEN`] bytes. `name` is at most seven bytes.
-    pub fn blocks(&mut self, name: &str, bytes: &[u8]) -> Result<&mut SectionWriter> {
-        let hashes: Vec<u64> = bytes.chunks(BLOCK_LEN).map(checksum).collect();
-        self.bytes(name, bytes)?.array(&format!("{name}~"), &hashes)
-    }
-
     /// Adds a section holding `value` encoded with bincode.
     pub fn encoded<T: Serialize>(
         &mut self,
@@ -301,6 +203,19 @@ impl SectionWriter {
         value: &T,
     ) -> Result<&mut SectionWriter> {
         let bytes = encode(what, value)?;
+        self.bytes(name, &bytes)
+    }
+
+    /// Adds a section holding `value` encoded with bincode, then
+    /// compressed ([`crate::store::compress`]): for records decoded whole
+    /// and rarely, where room matters more than a copy.
+    pub fn compressed<T: Serialize>(
+        &mut self,
+        name: &str,
+        what: &'static str,
+        value: &T,
+    ) -> Result<&mut SectionWriter> {
+        let bytes = crate::store::compress(&encode(what, value)?);
         self.bytes(name, &bytes)
     }
 
@@ -500,25 +415,6 @@ impl SectionFile {
         Ok(bytes)
     }
 
-    /// A section written by [`SectionWriter::blocks`], each block checked
-    /// against its checksum the first time it is read.
-    pub fn blocks(&self, name: &str) -> Result<BlockedBytes> {
-        let (_, bytes) = self.section(name)?;
-        let hashes: Array<u64> = self.array(&format!("{name}~"))?;
-        if hashes.len() != bytes.len().div_ceil(BLOCK_LEN) {
-            return Err(Error::corrupt(&self.path, format!("section {name:?} has no block sums")));
-        }
-        let checked = (0..hashes.len()).map(|_| OnceLock::new()).collect();
-        let check = Blocks {
-            path: self.path.clone(),
-            name: name.to_string(),
-            hashes,
-            checked,
-            damaged: std::sync::atomic::AtomicBool::new(false),
-        };
-        Ok(BlockedBytes { bytes, check: Some(Arc::new(check)) })
-    }
-
     /// A section viewed as an array of `T`.
     pub fn array<T: Pod>(&self, name: &str) -> Result<Array<T>> {
         Array::from_bytes(self.bytes(name)?).ok_or_else(|| {
@@ -529,6 +425,12 @@ impl SectionFile {
     /// A section decoded from bincode.
     pub fn decode<T: DeserializeOwned>(&self, name: &str) -> Result<T> {
         decode(&self.path, &self.bytes(name)?)
+    }
+
+    /// A section written by [`SectionWriter::compressed`], decompressed and
+    /// decoded.
+    pub fn decompress<T: DeserializeOwned>(&self, name: &str) -> Result<T> {
+        decode(&self.path, &crate::store::decompress(&self.path, &self.bytes(name)?)?)
     }
 
     /// Checks every section against its checksum.
@@ -613,37 +515,6 @@ mod tests {
             SectionFile::open(&p, newer),
             Err(Error::IncompatibleFormat { found: 2, .. })
         ));
-    }
-
-    #[test]
-    fn blocks_are_checked_where_read() {
-        let dir = tempfile::tempdir().unwrap();
-        let p = dir.path().join("b.mgv");
-        let data: Vec<u8> = (0..(BLOCK_LEN * 2 + 100)).map(|i| (i % 251) as u8).collect();
-        let mut w = SectionWriter::new(F);
-        w.blocks("data", &data).unwrap();
-        w.write(&p).unwrap();
-        let mut bytes = std::fs::read(&p).unwrap();
-        let f = SectionFile::from_bytes(&p, bytes.clone(), F).unwrap();
-        let b = f.blocks("data").unwrap();
-        assert_eq!(b.get(10..20).unwrap(), &data[10..20]);
-        assert_eq!(
-            b.get(BLOCK_LEN - 5..BLOCK_LEN + 5).unwrap(),
-            &data[BLOCK_LEN - 5..BLOCK_LEN + 5]
-        );
-        assert!(b.get(0..data.len() + 1).is_none());
-        assert!(b.damage().is_none());
-        // Damage in the last block: the first two still read; the last is
-        // refused and reported, and verify finds it too.
-        let at = f.entries[0].range.start + BLOCK_LEN * 2 + 50;
-        bytes[at] ^= 1;
-        let f = SectionFile::from_bytes(&p, bytes, F).unwrap();
-        let b = f.blocks("data").unwrap();
-        assert!(b.get(0..BLOCK_LEN * 2).is_some());
-        assert!(b.damage().is_none());
-        assert!(b.get(BLOCK_LEN * 2..BLOCK_LEN * 2 + 60).is_none());
-        assert!(matches!(b.damage(), Some(Error::Corrupt { .. })));
-        assert!(f.verify().is_err());
     }
 
     #[test]

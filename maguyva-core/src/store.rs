@@ -127,6 +127,26 @@ pub fn decode<T: DeserializeOwned>(path: &Path, bytes: &[u8]) -> Result<T> {
     Ok(value)
 }
 
+/// Compresses `bytes` with LZ4 (block format), its length first as a
+/// little-endian `u32`. Fast to undo: for data read rarely and whole.
+pub fn compress(bytes: &[u8]) -> Vec<u8> {
+    lz4_flex::block::compress_prepend_size(bytes)
+}
+
+/// Undoes [`compress`]; `path` names the file the bytes came from, for the
+/// error when they do not decompress.
+pub fn decompress(path: &Path, bytes: &[u8]) -> Result<Vec<u8>> {
+    let corrupt = |why: String| Error::corrupt(path, format!("cannot decompress: {why}"));
+    let (head, body) = bytes.split_first_chunk::<4>().ok_or_else(|| corrupt("too short".into()))?;
+    let len = u32::from_le_bytes(*head) as usize;
+    // LZ4 expands at most about 255 times: a larger claim is damage, and is
+    // refused before anything that large is allocated.
+    if len > body.len().saturating_mul(255).saturating_add(16) {
+        return Err(corrupt(format!("claims {len} bytes from {}", body.len())));
+    }
+    lz4_flex::block::decompress(body, len).map_err(|e| corrupt(e.to_string()))
+}
+
 /// Encodes `value` and writes it framed.
 pub fn save<T: Serialize>(
     path: &Path,
@@ -146,6 +166,21 @@ pub fn load<T: DeserializeOwned>(path: &Path, format: FormatVersion) -> Result<T
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn compressed_bytes_round_trip_and_damage_is_refused() {
+        let p = Path::new("x.mgv");
+        let data: Vec<u8> = (0..10_000u32).flat_map(|i| (i % 97).to_le_bytes()).collect();
+        let packed = compress(&data);
+        assert!(packed.len() < data.len() / 4);
+        assert_eq!(decompress(p, &packed).unwrap(), data);
+        assert_eq!(decompress(p, &compress(b"")).unwrap(), b"");
+        assert!(decompress(p, &packed[..3]).is_err());
+        assert!(decompress(p, &packed[..packed.len() / 2]).is_err());
+        let mut huge = packed.clone();
+        huge[..4].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert!(matches!(decompress(p, &huge), Err(Error::Corrupt { .. })));
+    }
 
     const F: FormatVersion = FormatVersion { kind: *b"TEST", current: 3, oldest: 2 };
 

@@ -26,8 +26,9 @@ pub const GRAPH_FILE: &str = "graph.mgv";
 
 /// Graph format. Changelog: v1 initial; v2 files carry their declared
 /// package; v3 module roots; v4 sections: each file's centrality read in
-/// place, and the graph, decoded only when a query needs it.
-pub const GRAPH_FORMAT: FormatVersion = FormatVersion { kind: *b"GRPH", current: 4, oldest: 4 };
+/// place, and the graph, decoded only when a query needs it; v5 the graph
+/// compressed.
+pub const GRAPH_FORMAT: FormatVersion = FormatVersion { kind: *b"GRPH", current: 5, oldest: 5 };
 
 /// A declared package larger than this does not make its files visible to
 /// each other by name alone (the cost grows with its square).
@@ -736,7 +737,7 @@ impl CallGraph {
     /// Writes the graph into a generation folder.
     pub fn save(&self, gen_dir: &Path) -> Result<()> {
         let mut w = SectionWriter::new(GRAPH_FORMAT);
-        w.array("central", &self.file_centrality())?.encoded("graph", "graph", &self.s)?;
+        w.array("central", &self.file_centrality())?.compressed("graph", "graph", &self.s)?;
         Ok(w.write(&gen_dir.join(GRAPH_FILE))?)
     }
 
@@ -774,7 +775,7 @@ impl CallGraph {
     /// of files and definitions it must describe.
     pub fn read(file: &SectionFile, files: usize, definitions: usize) -> Result<CallGraph> {
         let path = file.path();
-        let s: Stored = file.decode("graph")?;
+        let s: Stored = file.decompress("graph")?;
         if s.files.len() != files || s.defs.len() != definitions {
             return Err(Error::Core(maguyva_core::Error::corrupt(
                 path,

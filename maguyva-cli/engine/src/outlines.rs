@@ -4,7 +4,7 @@
 //! Parses that failed are never kept (a parse can run out of time).
 
 use maguyva_ast::FileOutline;
-use maguyva_core::store::FormatVersion;
+use maguyva_core::store::{self, FormatVersion};
 use maguyva_core::{
     Array, Bytes, FileId, Language, Result, SectionFile, SectionWriter, SourceFile,
 };
@@ -14,8 +14,8 @@ use std::path::Path;
 /// The outline file's name inside a generation folder.
 pub const OUTLINES_FILE: &str = "outlines.mgv";
 
-/// Outline file format. Changelog: v1 initial.
-pub const OUTLINES_FORMAT: FormatVersion = FormatVersion { kind: *b"OUTL", current: 1, oldest: 1 };
+/// Outline file format. Changelog: v1 initial; v2 each outline compressed.
+pub const OUTLINES_FORMAT: FormatVersion = FormatVersion { kind: *b"OUTL", current: 2, oldest: 2 };
 
 /// The key of a file's outline: its content and its language.
 pub(crate) fn outline_key(file: &SourceFile) -> u64 {
@@ -38,7 +38,7 @@ pub(crate) fn writer(
             continue;
         }
         keys.push(outline_key(f));
-        blob.extend(maguyva_core::store::encode("outline", o)?);
+        blob.extend(store::compress(&store::encode("outline", o)?));
         offsets.push(blob.len() as u64);
     }
     let mut w = SectionWriter::new(OUTLINES_FORMAT);
@@ -81,8 +81,9 @@ impl OutlineCache {
     pub(crate) fn get(&self, file: &SourceFile, id: FileId) -> Option<FileOutline> {
         let &i = self.by_key.get(&outline_key(file))?;
         let (a, b) = (*self.offsets.get(i)? as usize, *self.offsets.get(i + 1)? as usize);
-        let mut outline: FileOutline =
-            maguyva_core::store::decode(self.file.path(), self.blob.get(a..b)?).ok()?;
+        let path = self.file.path();
+        let bytes = store::decompress(path, self.blob.get(a..b)?).ok()?;
+        let mut outline: FileOutline = store::decode(path, &bytes).ok()?;
         for s in &mut outline.symbols {
             s.file = id;
         }
