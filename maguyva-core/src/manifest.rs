@@ -17,8 +17,9 @@ pub const MANIFEST_FILE: &str = "manifest.mgv";
 
 /// Manifest format. Changelog: v1 initial; v2 the build options
 /// (`options`), reused by later runs that do not name their own; v3 the
-/// walk's guards (`guards`), to tell staleness without walking.
-pub const MANIFEST_FORMAT: FormatVersion = FormatVersion { kind: *b"MANI", current: 3, oldest: 3 };
+/// walk's guards (`guards`), to tell staleness without walking; v4 the JSON
+/// compressed.
+pub const MANIFEST_FORMAT: FormatVersion = FormatVersion { kind: *b"MANI", current: 4, oldest: 4 };
 
 /// One indexed file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -179,13 +180,15 @@ impl Manifest {
     pub fn save(&self, gen_dir: &Path) -> Result<()> {
         let json = serde_json::to_vec(self)
             .map_err(|e| crate::Error::Encode { what: "manifest", reason: e.to_string() })?;
-        store::write_framed(&gen_dir.join(MANIFEST_FILE), MANIFEST_FORMAT, &json)
+        // Paths, folder after folder, compress several times over.
+        store::write_framed(&gen_dir.join(MANIFEST_FILE), MANIFEST_FORMAT, &store::compress(&json))
     }
 
     /// Reads the manifest of a generation folder.
     pub fn load(gen_dir: &Path) -> Result<Manifest> {
         let path = gen_dir.join(MANIFEST_FILE);
-        let (_, json) = store::read_framed(&path, MANIFEST_FORMAT)?;
+        let (_, packed) = store::read_framed(&path, MANIFEST_FORMAT)?;
+        let json = store::decompress(&path, &packed)?;
         serde_json::from_slice(&json).map_err(|e| crate::Error::corrupt(path, e.to_string()))
     }
 }

@@ -1,6 +1,7 @@
 //! BM25 over code-aware tokens. Documents are fragments; the term dictionary
-//! is an fst map from token to term ordinal; each term's posting list is a
-//! run of LEB128 pairs (chunk delta, term frequency). Format: `doc/format/text.md`.
+//! is an fst map from token to where its posting list starts; a list is its
+//! document frequency then that many LEB128 pairs (chunk delta, term
+//! frequency). Format: `doc/format/text.md`.
 
 use crate::error::{Error, Result};
 use crate::varint;
@@ -35,20 +36,16 @@ impl Default for Bm25Params {
 pub(crate) struct Bm25Parts {
     analyzer: Analyzer,
     terms: Bytes,
-    offsets: Array<u64>,
-    df: Array<u32>,
     blob: Bytes,
     doc_len: Array<u32>,
 }
 
 impl Bm25Parts {
     /// Adds the parts to a file being written, as sections named
-    /// `{prefix}.meta`, `.terms`, `.offs`, `.df`, `.blob` and `.dlen`.
+    /// `{prefix}.meta`, `.terms`, `.blob` and `.dlen`.
     pub(crate) fn write(&self, w: &mut SectionWriter, prefix: &str) -> maguyva_core::Result<()> {
         w.encoded(&format!("{prefix}.meta"), "analyzer", &self.analyzer)?
             .bytes(&format!("{prefix}.terms"), &self.terms)?
-            .array(&format!("{prefix}.offs"), &self.offsets)?
-            .array(&format!("{prefix}.df"), &self.df)?
             .bytes(&format!("{prefix}.blob"), &self.blob)?
             .array(&format!("{prefix}.dlen"), &self.doc_len)?;
         Ok(())
@@ -59,8 +56,6 @@ impl Bm25Parts {
         Ok(Bm25Parts {
             analyzer: file.decode(&format!("{prefix}.meta"))?,
             terms: file.bytes(&format!("{prefix}.terms"))?,
-            offsets: file.array(&format!("{prefix}.offs"))?,
-            df: file.array(&format!("{prefix}.df"))?,
             blob: file.bytes(&format!("{prefix}.blob"))?,
             doc_len: file.array(&format!("{prefix}.dlen"))?,
         })
@@ -143,13 +138,10 @@ impl Bm25Index {
         let mut terms: Vec<(String, Vec<(u32, u32)>)> = postings.into_iter().collect();
         terms.par_sort_unstable_by(|a, b| a.0.cmp(&b.0));
         let mut builder = fst::MapBuilder::memory();
-        let mut offsets = Vec::with_capacity(terms.len() + 1);
-        let mut df = Vec::with_capacity(terms.len());
         let mut blob = Vec::new();
-        for (ord, (term, list)) in terms.into_iter().enumerate() {
-            builder.insert(term.as_bytes(), ord as u64)?;
-            offsets.push(blob.len() as u64);
-            df.push(list.len() as u32);
+        for (term, list) in terms {
+            builder.insert(term.as_bytes(), blob.len() as u64)?;
+            varint::push(&mut blob, list.len() as u64);
             let mut prev = 0u32;
             for (d, tf) in list {
                 varint::push(&mut blob, u64::from(d - prev));
@@ -157,12 +149,9 @@ impl Bm25Index {
                 prev = d;
             }
         }
-        offsets.push(blob.len() as u64);
         let parts = Bm25Parts {
             analyzer,
             terms: Bytes::from_vec(builder.into_inner()?),
-            offsets: offsets.into(),
-            df: df.into(),
             blob: Bytes::from_vec(blob),
             doc_len: doc_len.into(),
         };
@@ -171,10 +160,6 @@ impl Bm25Index {
 
     pub(crate) fn from_parts(parts: Bm25Parts) -> Result<Bm25Index> {
         let terms = fst::Map::new(parts.terms.clone())?;
-        let n = terms.len();
-        if parts.offsets.len() != n + 1 || parts.df.len() != n {
-            return Err(Error::DamagedPostings(0));
-        }
         let total: u64 = parts.doc_len.iter().map(|&l| u64::from(l)).sum();
         let avg_len =
             if parts.doc_len.is_empty() { 1.0 } else { total as f32 / parts.doc_len.len() as f32 };
@@ -202,7 +187,9 @@ impl Bm25Index {
 
     /// Number of documents containing `term` (already a token).
     pub fn document_frequency(&self, term: &str) -> u32 {
-        self.terms.get(term).and_then(|o| self.parts.df.get(o as usize).copied()).unwrap_or(0)
+        let Some(at) = self.terms.get(term) else { return 0 };
+        let mut pos = at as usize;
+        varint::read(&self.parts.blob, &mut pos).map_or(0, |df| df.min(u64::from(u32::MAX)) as u32)
     }
 
     /// Inverse document frequency of a term (the BM25 form, never negative).
@@ -214,26 +201,21 @@ impl Bm25Index {
 
     /// Calls `f(chunk, tf)` for every document containing `term`.
     pub fn for_each_posting(&self, term: &str, mut f: impl FnMut(ChunkId, u32)) -> Result<()> {
-        let Some(ord) = self.terms.get(term) else { return Ok(()) };
-        let ord = ord as usize;
-        let (a, b) = match (self.parts.offsets.get(ord), self.parts.offsets.get(ord + 1)) {
-            (Some(&a), Some(&b)) if a <= b && b as usize <= self.parts.blob.len() => {
-                (a as usize, b as usize)
-            }
-            _ => return Err(Error::DamagedPostings(ord as u64)),
-        };
-        let bytes = &self.parts.blob[a..b];
-        let mut pos = 0;
+        let Some(at) = self.terms.get(term) else { return Ok(()) };
+        let damaged = || Error::DamagedPostings(at);
+        let bytes: &[u8] = &self.parts.blob;
+        let mut pos = at as usize;
+        let df = varint::read(bytes, &mut pos).ok_or_else(damaged)?;
         let mut doc = 0u64;
-        while pos < bytes.len() {
+        for _ in 0..df {
             let (Some(delta), Some(tf)) =
                 (varint::read(bytes, &mut pos), varint::read(bytes, &mut pos))
             else {
-                return Err(Error::DamagedPostings(ord as u64));
+                return Err(damaged());
             };
             doc += delta;
             if doc as usize >= self.parts.doc_len.len() {
-                return Err(Error::DamagedPostings(ord as u64));
+                return Err(damaged());
             }
             f(ChunkId(doc as u32), tf as u32);
         }

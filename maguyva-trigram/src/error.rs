@@ -13,8 +13,8 @@ pub enum Error {
     /// Building the term dictionary failed.
     #[error("building the term dictionary: {0}")]
     TermDict(#[from] fst::Error),
-    /// A stored posting list does not decode.
-    #[error("posting list {0} is damaged")]
+    /// A stored posting list does not decode (the number is where it starts).
+    #[error("the posting list at byte {0} is damaged")]
     DamagedPostings(u64),
     /// Shared-layer error (I/O, framing, decoding).
     #[error(transparent)]

@@ -10,13 +10,23 @@ use maguyva_core::{Array, Bytes, SectionFile, SectionWriter};
 use rayon::prelude::*;
 use roaring::RoaringBitmap;
 
+/// Trigrams per block of the trigram table: a lookup scans at most this
+/// many entries after a binary search over the blocks' first trigrams.
+const BLOCK: usize = 64;
+
 /// Trigram → files postings, read in place from the index file.
+///
+/// Trigrams are kept sorted, in blocks of [`BLOCK`]. Each entry of a block
+/// is written in `blob` as the gap from the previous trigram (varint; 0 for
+/// a block's first), the length of its list (varint) and the list, so that
+/// a trigram costs about three bytes besides its list, not a key and an
+/// offset of four bytes each.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TrigramPostings {
-    /// Sorted distinct trigrams.
-    keys: Array<u32>,
-    /// `offsets[i]..offsets[i + 1]` is the bitmap of `keys[i]` in `blob`.
-    offsets: Array<u32>,
+    /// The first trigram of every block.
+    firsts: Array<u32>,
+    /// `starts[b]..starts[b + 1]` is block `b` in `blob`.
+    starts: Array<u32>,
     blob: Bytes,
     files: u32,
 }
@@ -25,7 +35,7 @@ impl TrigramPostings {
     /// Indexes the trigrams of every text; text `i` is file `i`.
     pub fn build<S: AsRef<str> + Sync>(texts: &[S]) -> TrigramPostings {
         // (trigram, file) pairs sorted by trigram then file: each trigram's
-        // files form one sorted run, which builds its bitmap directly.
+        // files form one sorted run, which builds its list directly.
         let mut pairs: Vec<u64> = texts
             .par_iter()
             .enumerate()
@@ -36,28 +46,39 @@ impl TrigramPostings {
             })
             .collect();
         pairs.par_sort_unstable();
-        let mut keys = Vec::new();
-        let mut offsets = Vec::new();
+        let mut firsts = Vec::new();
+        let mut starts = Vec::new();
         let mut blob = Vec::new();
-        for run in pairs.chunk_by(|a, b| a >> 32 == b >> 32) {
-            keys.push((run[0] >> 32) as u32);
-            offsets.push(blob.len() as u32);
-            encode(run.iter().map(|p| *p as u32), &mut blob);
+        let mut list = Vec::new();
+        let mut prev = 0u32;
+        for (i, run) in pairs.chunk_by(|a, b| a >> 32 == b >> 32).enumerate() {
+            let key = (run[0] >> 32) as u32;
+            if i % BLOCK == 0 {
+                firsts.push(key);
+                starts.push(blob.len() as u32);
+                prev = key;
+            }
+            list.clear();
+            encode(run.iter().map(|p| *p as u32), &mut list);
+            varint::push(&mut blob, u64::from(key - prev));
+            varint::push(&mut blob, list.len() as u64);
+            blob.extend_from_slice(&list);
+            prev = key;
         }
-        offsets.push(blob.len() as u32);
+        starts.push(blob.len() as u32);
         TrigramPostings {
-            keys: keys.into(),
-            offsets: offsets.into(),
+            firsts: firsts.into(),
+            starts: starts.into(),
             blob: Bytes::from_vec(blob),
             files: texts.len() as u32,
         }
     }
 
-    /// Adds the postings to a file being written, as sections `t.keys`,
-    /// `t.offs` and `t.blob`.
+    /// Adds the postings to a file being written, as sections `t.first`,
+    /// `t.start` and `t.blob`.
     pub fn write(&self, w: &mut SectionWriter) -> maguyva_core::Result<()> {
-        w.array("t.keys", &self.keys)?
-            .array("t.offs", &self.offsets)?
+        w.array("t.first", &self.firsts)?
+            .array("t.start", &self.starts)?
             .bytes("t.blob", &self.blob)?;
         Ok(())
     }
@@ -65,8 +86,8 @@ impl TrigramPostings {
     /// The postings of `files` files in an opened file, in place.
     pub fn open(file: &SectionFile, files: u32) -> maguyva_core::Result<TrigramPostings> {
         Ok(TrigramPostings {
-            keys: file.array("t.keys")?,
-            offsets: file.array("t.offs")?,
+            firsts: file.array("t.first")?,
+            starts: file.array("t.start")?,
             blob: file.bytes("t.blob")?,
             files,
         })
@@ -77,26 +98,50 @@ impl TrigramPostings {
         self.files
     }
 
-    /// Number of distinct trigrams.
-    pub fn trigram_count(&self) -> usize {
-        self.keys.len()
-    }
-
     /// Whether the stored arrays agree with each other.
     pub fn is_consistent(&self) -> bool {
-        self.offsets.len() == self.keys.len() + 1
-            && self.keys.windows(2).all(|w| w[0] < w[1])
-            && self.offsets.windows(2).all(|w| w[0] <= w[1])
-            && self.offsets.last().is_some_and(|&o| o as usize == self.blob.len())
+        self.starts.len() == self.firsts.len() + 1
+            && self.firsts.windows(2).all(|w| w[0] < w[1])
+            && self.starts.windows(2).all(|w| w[0] <= w[1])
+            && self.starts.last().is_some_and(|&o| o as usize == self.blob.len())
     }
 
-    /// The files holding trigram `gram`; `None` if its bitmap is damaged.
+    /// The files holding trigram `gram`; `None` if its entry is damaged.
     pub fn files_with(&self, gram: u32) -> Option<RoaringBitmap> {
-        let Ok(i) = self.keys.binary_search(&gram) else {
-            return Some(RoaringBitmap::new());
-        };
-        let (a, b) = (*self.offsets.get(i)? as usize, *self.offsets.get(i + 1)? as usize);
-        decode(self.blob.get(a..b)?, self.files)
+        match self.list_of(gram)? {
+            Some(list) => decode(list, self.files),
+            None => Some(RoaringBitmap::new()),
+        }
+    }
+
+    /// The stored list of `gram`: `Some(None)` when no file holds it,
+    /// `None` when its block is damaged.
+    fn list_of(&self, gram: u32) -> Option<Option<&[u8]>> {
+        let b = self.firsts.partition_point(|&f| f <= gram);
+        if b == 0 {
+            return Some(None);
+        }
+        let (start, end) = (*self.starts.get(b - 1)? as usize, *self.starts.get(b)? as usize);
+        let block = self.blob.get(start..end)?;
+        let (mut pos, mut key) = (0, *self.firsts.get(b - 1)?);
+        while pos < block.len() {
+            let first = pos == 0;
+            let gap = u32::try_from(varint::read(block, &mut pos)?).ok()?;
+            // A block's first entry is its first trigram, a gap of 0; later
+            // entries climb.
+            if (gap == 0) != first {
+                return None;
+            }
+            key = key.checked_add(gap)?;
+            let len = usize::try_from(varint::read(block, &mut pos)?).ok()?;
+            let list = block.get(pos..pos.checked_add(len)?)?;
+            match key.cmp(&gram) {
+                std::cmp::Ordering::Equal => return Some(Some(list)),
+                std::cmp::Ordering::Greater => return Some(None),
+                std::cmp::Ordering::Less => pos += len,
+            }
+        }
+        Some(None)
     }
 
     /// Every file.
@@ -197,6 +242,45 @@ mod tests {
             // A file out of range is damage.
             prop_assert!(decode(&blob, back.max().unwrap()).is_none());
         }
+    }
+
+    proptest! {
+        /// Every trigram of every text finds exactly the texts holding it,
+        /// across block boundaries; absent trigrams find none.
+        #[test]
+        fn lookups_equal_a_scan(texts in proptest::collection::vec("[a-f]{0,60}", 1..12)) {
+            let p = TrigramPostings::build(&texts);
+            prop_assert!(p.is_consistent());
+            for a in b'a'..=b'g' {
+                for b in b'a'..=b'g' {
+                    for c in [b'a', b'c', b'f', b'g'] {
+                        let gram = [a, b, c];
+                        let expect: Vec<u32> = texts
+                            .iter()
+                            .enumerate()
+                            .filter(|(_, t)| t.as_bytes().windows(3).any(|w| w == gram))
+                            .map(|(i, _)| i as u32)
+                            .collect();
+                        let code = trigram::distinct(&gram)[0];
+                        let got: Vec<u32> = p.files_with(code).unwrap().iter().collect();
+                        prop_assert_eq!(got, expect);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_damaged_block_is_reported_not_misread() {
+        let texts: Vec<String> = (0..200).map(|i| format!("w{i:03}x")).collect();
+        let p = TrigramPostings::build(&texts);
+        let gram = trigram::distinct(b"w19")[0];
+        assert_eq!(p.files_with(gram).unwrap().len(), 10);
+        let mut blob = p.blob.to_vec();
+        // A list length that runs past its block.
+        blob.iter_mut().take(2).for_each(|b| *b = 0xff);
+        let damaged = TrigramPostings { blob: Bytes::from_vec(blob), ..p.clone() };
+        assert!(damaged.files_with(trigram::distinct(b"000")[0]).is_none());
     }
 
     #[test]
