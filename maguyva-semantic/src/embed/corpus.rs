@@ -44,9 +44,9 @@ pub struct CorpusModel {
     /// fst map from term to row.
     map: fst::Map<Bytes>,
     idf: Array<f32>,
-    /// `terms * dim` values, row-major, each row quantized to 8 bits.
-    codes: Array<i8>,
-    /// One factor per term: its row is `codes * scale`.
+    /// One row of [`row_bytes`] per term: its vector's values in 6 bits.
+    codes: Bytes,
+    /// One factor per term: its vector is its row's values times it.
     scales: Array<f32>,
     analyzer: Analyzer,
 }
@@ -163,10 +163,12 @@ impl CorpusModel {
         let l = (k + OVERSAMPLING).min(v).min(d).max(k);
         let vectors = if v == 0 || d == 0 { Vec::new() } else { randomized_svd(&columns, v, k, l) };
         let vectors = if vectors.is_empty() { vec![0.0; v * k] } else { vectors };
-        // Stored in 8 bits a value (a quarter of the size); the documents
-        // are embedded with the rounded vectors, as queries will be.
+        // Stored in 6 bits a value (under a fifth of the size); the
+        // documents are embedded with the rounded vectors, as queries will
+        // be.
         let (codes, scales) = quantize(&vectors, k);
         let vectors = dequantize(&codes, &scales, k);
+        let codes = pack(&codes, k);
         // A document's vector is the weighted sum of its terms' vectors: the
         // same as embedding its text, since the weights are the column's.
         let mut doc_vectors = vec![0f32; d * k];
@@ -185,7 +187,7 @@ impl CorpusModel {
             k,
             Bytes::from_vec(vocabulary),
             idf.into(),
-            (codes.into(), scales.into()),
+            (Bytes::from_vec(codes), scales.into()),
             analyzer,
         )?;
         Ok((model, doc_vectors))
@@ -195,12 +197,15 @@ impl CorpusModel {
         dim: usize,
         vocabulary: Bytes,
         idf: Array<f32>,
-        (codes, scales): (Array<i8>, Array<f32>),
+        (codes, scales): (Bytes, Array<f32>),
         analyzer: Analyzer,
     ) -> Result<CorpusModel> {
         let map = fst::Map::new(vocabulary)
             .map_err(|e| Error::Model { path: "corpus".into(), reason: e.to_string() })?;
-        if map.len() != idf.len() || codes.len() != idf.len() * dim || scales.len() != idf.len() {
+        if map.len() != idf.len()
+            || codes.len() != idf.len() * row_bytes(dim)
+            || scales.len() != idf.len()
+        {
             return Err(Error::Model {
                 path: "corpus".into(),
                 reason: "vocabulary and vectors disagree".into(),
@@ -210,13 +215,13 @@ impl CorpusModel {
     }
 
     /// Adds the model to a file being written, as sections `c.meta`
-    /// (dimensions and analyzer), `c.vocab` (fst), `c.idf`, `c.q8` (term
-    /// vectors in 8 bits) and `c.scale` (one factor per term).
+    /// (dimensions and analyzer), `c.vocab` (fst), `c.idf`, `c.q6` (term
+    /// vectors in 6 bits) and `c.scale` (one factor per term).
     pub fn write(&self, w: &mut SectionWriter) -> maguyva_core::Result<()> {
         w.encoded("c.meta", "corpus model", &(self.dim as u64, self.analyzer))?
             .bytes("c.vocab", self.map.as_fst().as_bytes())?
             .array("c.idf", &self.idf)?
-            .array("c.q8", &self.codes)?
+            .bytes("c.q6", &self.codes)?
             .array("c.scale", &self.scales)?;
         Ok(())
     }
@@ -228,7 +233,7 @@ impl CorpusModel {
             dim as usize,
             file.bytes("c.vocab")?,
             file.array("c.idf")?,
-            (file.array("c.q8")?, file.array("c.scale")?),
+            (file.bytes("c.q6")?, file.array("c.scale")?),
             analyzer,
         )
     }
@@ -249,10 +254,9 @@ impl CorpusModel {
         for (i, c) in tf {
             let i = i as usize;
             let w = (1.0 + (c as f32).ln()) * self.idf[i];
-            let scale = self.scales[i];
-            for (o, &q) in out.iter_mut().zip(&self.codes[i * self.dim..(i + 1) * self.dim]) {
-                *o += w * (f32::from(q) * scale);
-            }
+            let scale = w * self.scales[i];
+            let row = &self.codes[i * row_bytes(self.dim)..(i + 1) * row_bytes(self.dim)];
+            for_each_code(row, self.dim, |j, q| out[j] += scale * f32::from(q));
         }
         let norm = out.iter().map(|x| x * x).sum::<f32>().sqrt();
         if norm > 0.0 {
@@ -261,21 +265,62 @@ impl CorpusModel {
     }
 }
 
-/// Rows of `dim` values in 8 bits each: a row's largest magnitude maps to
-/// 127, so a value's error is at most half its row's step.
+/// The largest code of a value: values are stored in 6 bits, -31 to 31.
+const CODE_MAX: f32 = 31.0;
+
+/// Bits per stored value.
+const CODE_BITS: usize = 6;
+
+/// Bytes of one term's row of `dim` values.
+fn row_bytes(dim: usize) -> usize {
+    (dim * CODE_BITS).div_ceil(8)
+}
+
+/// Rows of `dim` values as codes from -31 to 31: a row's largest magnitude
+/// maps to 31, so a value's error is at most half its row's step.
 fn quantize(vectors: &[f32], dim: usize) -> (Vec<i8>, Vec<f32>) {
     let mut codes = Vec::with_capacity(vectors.len());
     let mut scales = Vec::with_capacity(vectors.len() / dim.max(1));
     for row in vectors.chunks(dim.max(1)) {
         let max = row.iter().fold(0f32, |m, x| m.max(x.abs()));
-        let scale = if max > 0.0 { max / 127.0 } else { 0.0 };
+        let scale = if max > 0.0 { max / CODE_MAX } else { 0.0 };
         scales.push(scale);
         codes.extend(row.iter().map(|&x| match scale > 0.0 {
-            true => (x / scale).round().clamp(-127.0, 127.0) as i8,
+            true => (x / scale).round().clamp(-CODE_MAX, CODE_MAX) as i8,
             false => 0,
         }));
     }
     (codes, scales)
+}
+
+/// Packs rows of `dim` codes into [`row_bytes`] each: code `j` of a row, plus
+/// 32, in bits `6j..6j + 6` of the row read as one little-endian number.
+fn pack(codes: &[i8], dim: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(codes.len().div_ceil(dim.max(1)) * row_bytes(dim));
+    for row in codes.chunks(dim.max(1)) {
+        let start = out.len();
+        out.resize(start + row_bytes(dim), 0);
+        for (j, &q) in row.iter().enumerate() {
+            let v = u16::from((q as u8).wrapping_add(32) & 0x3f) << ((j * CODE_BITS) % 8);
+            let at = start + j * CODE_BITS / 8;
+            out[at] |= v as u8;
+            if let Some(next) = out.get_mut(at + 1) {
+                *next |= (v >> 8) as u8;
+            }
+        }
+    }
+    out
+}
+
+/// Calls `f(j, code)` for each of the `dim` codes of a packed row.
+fn for_each_code(row: &[u8], dim: usize, mut f: impl FnMut(usize, i8)) {
+    for j in 0..dim {
+        let at = j * CODE_BITS / 8;
+        let pair = u16::from(row.get(at).copied().unwrap_or(0))
+            | u16::from(row.get(at + 1).copied().unwrap_or(0)) << 8;
+        let v = (pair >> ((j * CODE_BITS) % 8)) & 0x3f;
+        f(j, v as i8 - 32);
+    }
 }
 
 /// The vectors that [`quantize`]'s codes and scales stand for.
@@ -365,7 +410,7 @@ fn transpose_times(columns: &[Vec<(u32, f32)>], y: &[f32], l: usize) -> Vec<f32>
 
 impl Embedder for CorpusModel {
     fn identity(&self) -> String {
-        format!("corpus-lsa:v2:{}:{}", self.dim, self.analyzer.identity())
+        format!("corpus-lsa:v3:{}:{}", self.dim, self.analyzer.identity())
     }
 
     fn dimension(&self) -> usize {
@@ -417,11 +462,31 @@ mod tests {
     fn quantized_rows_stay_within_half_a_step() {
         let rows = [0.5f32, -1.0, 0.25, 0.0, 0.0, 0.0, 1e-3, 3.0, -2.9];
         let (codes, scales) = quantize(&rows, 3);
-        assert_eq!(codes[1], -127);
+        assert_eq!(codes[1], -31);
         assert_eq!(&codes[3..6], &[0, 0, 0]);
         let back = dequantize(&codes, &scales, 3);
         for ((x, y), s) in rows.iter().zip(&back).zip(scales.iter().flat_map(|&s| [s; 3])) {
             assert!((x - y).abs() <= s / 2.0 + 1e-7, "{x} {y}");
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn packed_rows_unpack_to_their_codes(
+            rows in proptest::collection::vec(-31i8..=31, 0..200),
+            dim in 1usize..20,
+        ) {
+            let n = rows.len() / dim * dim;
+            let packed = pack(&rows[..n], dim);
+            proptest::prop_assert_eq!(packed.len(), n / dim * row_bytes(dim));
+            let mut back = Vec::new();
+            for row in packed.chunks(row_bytes(dim)) {
+                for_each_code(row, dim, |j, q| {
+                    assert_eq!(j, back.len() % dim);
+                    back.push(q);
+                });
+            }
+            proptest::prop_assert_eq!(&back[..], &rows[..n]);
         }
     }
 
