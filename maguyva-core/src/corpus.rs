@@ -17,8 +17,8 @@ use std::path::{Path, PathBuf};
 
 /// Version of how files are read and decoded; recorded in the manifest so
 /// that an index read another way is rebuilt. Changelog: v1 initial; v2 keeps
-/// the byte-order mark in the text.
-pub const CORPUS_VERSION: u32 = 2;
+/// the byte-order mark in the text; v3 skips generated files.
+pub const CORPUS_VERSION: u32 = 3;
 
 /// Files larger than this are skipped unless configured otherwise (issue 2:
 /// "a per-file size cap (default 1 MiB, configurable)").
@@ -73,6 +73,9 @@ pub enum SkipReason {
     Symlink,
     /// Not a regular file (socket, fifo, device).
     NotRegular,
+    /// Made by a tool, not written: a source map, or minified JavaScript or
+    /// CSS ([`is_generated`]). Its text is noise to every retriever.
+    Generated,
 }
 
 impl SkipReason {
@@ -84,6 +87,7 @@ impl SkipReason {
             SkipReason::Unreadable { .. } => "unreadable",
             SkipReason::Symlink => "symlink",
             SkipReason::NotRegular => "not a regular file",
+            SkipReason::Generated => "generated",
         }
     }
 }
@@ -374,6 +378,9 @@ fn read_one(root: &Path, stat: &FileStat, max: u64) -> std::result::Result<Sourc
     if is_binary(&bytes) {
         return Err(skip(SkipReason::Binary));
     }
+    if is_generated(&stat.path, &bytes) {
+        return Err(skip(SkipReason::Generated));
+    }
     let hash = xxhash_rust::xxh3::xxh3_64(&bytes);
     let size = bytes.len() as u64;
     let (text, lossy) = decode(bytes);
@@ -396,6 +403,28 @@ fn read_one(root: &Path, stat: &FileStat, max: u64) -> std::result::Result<Sourc
 pub fn is_binary(bytes: &[u8]) -> bool {
     bytes[..bytes.len().min(BINARY_SNIFF_BYTES)].contains(&0)
 }
+
+/// Whether a file is machine-made text no one reads or searches for: a
+/// source map (`.map`, a JSON object with a `"version"`), or JavaScript or
+/// CSS that is minified (`.min.` in its name, or lines of more than
+/// [`MINIFIED_LINE_BYTES`] on average, the rule GitHub's linguist uses).
+pub fn is_generated(path: &str, bytes: &[u8]) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let head = &bytes[..bytes.len().min(256)];
+    let head = head.trim_ascii_start();
+    if name.ends_with(".map") {
+        return head.starts_with(b"{") && memchr::memmem::find(head, b"\"version\"").is_some();
+    }
+    let minifiable = [".js", ".mjs", ".cjs", ".css"].iter().any(|e| name.ends_with(e));
+    if !minifiable || bytes.is_empty() {
+        return false;
+    }
+    let lines = memchr::memchr_iter(b'\n', bytes).count() + usize::from(!bytes.ends_with(b"\n"));
+    name.contains(".min.") || bytes.len() / lines.max(1) > MINIFIED_LINE_BYTES
+}
+
+/// Average line length past which JavaScript or CSS counts as minified.
+pub const MINIFIED_LINE_BYTES: usize = 110;
 
 /// Decodes UTF-8, replacing invalid sequences; the flag says whether any were.
 /// A byte-order mark is kept, so that the text stays byte-for-byte the file
@@ -463,6 +492,30 @@ mod tests {
         let reasons: Vec<_> =
             corpus.skipped.iter().map(|s| (s.path.as_str(), s.reason.label())).collect();
         assert_eq!(reasons, vec![("big.txt", "too large"), ("bin.dat", "binary")]);
+    }
+
+    #[test]
+    fn source_maps_and_minified_code_are_generated() {
+        let long = format!("var a={};\n", "x".repeat(300));
+        assert!(is_generated("dist/app.js.map", br#"{"version":3,"sources":["a.ts"]}"#));
+        assert!(is_generated("app.map", b"  {\n  \"version\": 3 }"));
+        assert!(!is_generated("game/world.map", b"#####\n#...#\n"));
+        assert!(is_generated("dist/app.min.js", b"function a(){}\n"));
+        assert!(is_generated("dist/app.js", long.as_bytes()));
+        assert!(is_generated("style.css", long.trim_end().as_bytes()));
+        assert!(!is_generated("src/app.js", b"function a() {\n  return 1;\n}\n"));
+        assert!(!is_generated("notes.md", long.as_bytes()), "only code that minifiers make");
+        assert!(!is_generated("src/empty.js", b""));
+        let dir = tree(&[
+            ("src/app.js", b"export function start() {}\n"),
+            ("dist/app.min.js", b"export function start(){}\n"),
+            ("dist/app.js.map", br#"{"version":3,"mappings":"AAAA"}"#),
+        ]);
+        let corpus = CorpusBuilder::new().build(dir.path()).unwrap();
+        let paths: Vec<_> = corpus.files.iter().map(|f| f.path.as_str()).collect();
+        assert_eq!(paths, vec!["src/app.js"]);
+        assert!(corpus.skipped.iter().all(|s| s.reason == SkipReason::Generated));
+        assert_eq!(corpus.skipped.len(), 2);
     }
 
     #[cfg(unix)]
