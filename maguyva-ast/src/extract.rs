@@ -165,6 +165,17 @@ fn compiled(language: Language) -> Result<&'static CompiledQuery> {
     }
 }
 
+/// Compiles the queries of `languages` ahead of parsing, in parallel: the
+/// first file of a language otherwise compiles its query (up to 50 ms for
+/// the largest grammars) while other threads wait for it.
+pub fn prepare(languages: &[Language]) {
+    use rayon::prelude::*;
+    languages.par_iter().for_each(|&l| {
+        // A query that does not compile is reported by the parse that needs it.
+        let _ = compiled(l);
+    });
+}
+
 /// Checks that every language's query compiles against its grammar (every
 /// language whose grammar is in this build).
 pub fn check_queries() -> Result<()> {

@@ -8,7 +8,7 @@ use super::{FRAGMENTS_FILE, FRAGMENTS_FORMAT, Index, IndexParts};
 use maguyva_ast::{FileOutline, SymbolKind, SymbolTable};
 use maguyva_core::{
     Analyzer, ContentStore, CorpusBuilder, FileEntry, FileId, FileRole, FragmentTable, IndexDir,
-    Manifest, OutlineSpan, Progress, Result, Skipped, store,
+    Language, Manifest, OutlineSpan, Progress, Result, Skipped, store,
 };
 use maguyva_graph::{
     CallGraph, DefKind, Definition, FileInfo, GraphBuilder, Import, ModuleRoot, Use,
@@ -496,30 +496,44 @@ pub fn build_index_with(
         true => dir.current().ok().flatten().and_then(|g| OutlineCache::open(&g, &extraction)),
         false => None,
     };
-    let parsed = std::sync::atomic::AtomicUsize::new(0);
-    let reused = std::sync::atomic::AtomicUsize::new(0);
-    let outlines: Vec<FileOutline> = corpus
+    // The files to parse, largest first, so that no thread is left with a
+    // large file at the end while the others wait; the queries of their
+    // languages compiled first, side by side.
+    let mut outlines: Vec<Option<FileOutline>> = corpus
         .files
         .par_iter()
         .enumerate()
-        .map(|(i, f)| {
-            let id = FileId(i as u32);
-            let outline = match (cache.as_ref().and_then(|c| c.get(f, id)), f.language) {
-                (Some(kept), _) => {
-                    reused.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    kept
-                }
-                (None, Some(lang)) => {
-                    parsed.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    maguyva_ast::outline(lang, &f.text, id)
-                }
-                (None, None) => FileOutline::default(),
-            };
+        .map(|(i, f)| cache.as_ref().and_then(|c| c.get(f, FileId(i as u32))))
+        .collect();
+    let reused = outlines.iter().filter(|o| o.is_some()).count();
+    progress.advance(reused as u64);
+    let mut to_parse: Vec<(usize, Language)> = corpus
+        .files
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| outlines[i].is_none())
+        .filter_map(|(i, f)| Some((i, f.language?)))
+        .collect();
+    to_parse.sort_by_key(|&(i, _)| std::cmp::Reverse(corpus.files[i].text.len()));
+    let mut languages: Vec<Language> = to_parse.iter().map(|&(_, l)| l).collect();
+    languages.sort_unstable();
+    languages.dedup();
+    maguyva_ast::prepare(&languages);
+    let parses: Vec<(usize, FileOutline)> = to_parse
+        .par_iter()
+        .map(|&(i, language)| {
+            let outline = maguyva_ast::outline(language, &corpus.files[i].text, FileId(i as u32));
             progress.advance(1);
-            outline
+            (i, outline)
         })
         .collect();
-    let (parsed, reused) = (parsed.into_inner(), reused.into_inner());
+    let parsed = parses.len();
+    for (i, outline) in parses {
+        outlines[i] = Some(outline);
+    }
+    // Files in no language have an empty outline.
+    progress.advance((outlines.len() - reused - parsed) as u64);
+    let outlines: Vec<FileOutline> = outlines.into_iter().map(Option::unwrap_or_default).collect();
     drop(cache);
     let parse_failures: Vec<(String, String)> = outlines
         .iter()
