@@ -45,7 +45,7 @@ impl TrigramPostings {
                     .map(move |g| (u64::from(g) << 32) | file as u64)
             })
             .collect();
-        pairs.par_sort_unstable();
+        sort_by_trigram(&mut pairs);
         let mut firsts = Vec::new();
         let mut starts = Vec::new();
         let mut blob = Vec::new();
@@ -181,6 +181,29 @@ impl TrigramPostings {
     }
 }
 
+/// Sorts `(trigram << 32) | file` pairs that come in file order by trigram,
+/// keeping file order within a trigram: a stable radix sort on the 24 bits
+/// of the trigram, three passes of a byte, several times faster than a
+/// comparison sort of millions of pairs.
+fn sort_by_trigram(pairs: &mut Vec<u64>) {
+    let mut scratch = vec![0u64; pairs.len()];
+    for shift in [32, 40, 48] {
+        let mut counts = [0usize; 257];
+        for &p in pairs.iter() {
+            counts[((p >> shift) & 0xff) as usize + 1] += 1;
+        }
+        for i in 1..257 {
+            counts[i] += counts[i - 1];
+        }
+        for &p in pairs.iter() {
+            let b = ((p >> shift) & 0xff) as usize;
+            scratch[counts[b]] = p;
+            counts[b] += 1;
+        }
+        std::mem::swap(pairs, &mut scratch);
+    }
+}
+
 /// Appends one posting list of sorted distinct `files`: a zero byte and
 /// the roaring bitmap, or, when shorter, the first file plus one and then
 /// the gaps between files as varints (never starting with a zero byte).
@@ -281,6 +304,29 @@ mod tests {
         blob.iter_mut().take(2).for_each(|b| *b = 0xff);
         let damaged = TrigramPostings { blob: Bytes::from_vec(blob), ..p.clone() };
         assert!(damaged.files_with(trigram::distinct(b"000")[0]).is_none());
+    }
+
+    proptest! {
+        #[test]
+        fn the_radix_sort_orders_by_trigram_then_file(
+            grams in proptest::collection::vec(proptest::collection::vec(0u32..(1 << 24), 0..40), 0..30),
+        ) {
+            // Pairs in file order, each file's trigrams sorted, as built.
+            let mut pairs: Vec<u64> = grams
+                .iter()
+                .enumerate()
+                .flat_map(|(f, g)| {
+                    let mut g = g.clone();
+                    g.sort_unstable();
+                    g.dedup();
+                    g.into_iter().map(move |g| (u64::from(g) << 32) | f as u64)
+                })
+                .collect();
+            let mut expect = pairs.clone();
+            expect.sort_unstable();
+            sort_by_trigram(&mut pairs);
+            prop_assert_eq!(pairs, expect);
+        }
     }
 
     #[test]
