@@ -200,11 +200,18 @@ impl Bm25Index {
     }
 
     /// Calls `f(chunk, tf)` for every document containing `term`.
-    pub fn for_each_posting(&self, term: &str, mut f: impl FnMut(ChunkId, u32)) -> Result<()> {
-        let Some(at) = self.terms.get(term) else { return Ok(()) };
+    pub fn for_each_posting(&self, term: &str, f: impl FnMut(ChunkId, u32)) -> Result<()> {
+        match self.terms.get(term) {
+            Some(at) => self.postings_at(at, f),
+            None => Ok(()),
+        }
+    }
+
+    /// Calls `f(chunk, tf)` for every posting of the list starting at `at`.
+    fn postings_at(&self, at: u64, mut f: impl FnMut(ChunkId, u32)) -> Result<()> {
         let damaged = || Error::DamagedPostings(at);
         let bytes: &[u8] = &self.parts.blob;
-        let mut pos = at as usize;
+        let mut pos = usize::try_from(at).map_err(|_| damaged())?;
         let df = varint::read(bytes, &mut pos).ok_or_else(damaged)?;
         let mut doc = 0u64;
         for _ in 0..df {
@@ -220,6 +227,84 @@ impl Bm25Index {
             f(ChunkId(doc as u32), tf as u32);
         }
         Ok(())
+    }
+
+    /// The index of a corpus that differs from this one's in some
+    /// documents: `kept[d]` is the new id of old document `d` when it is
+    /// unchanged (ids of kept documents must rise with their old ids), and
+    /// `fresh` indexes the other documents, whose `fresh_ids[i]` is the new
+    /// id of its document `i`; `documents` in all. Equal to indexing the new
+    /// documents from scratch, at the cost of reading the old lists instead
+    /// of analyzing every text.
+    pub fn merged(
+        &self,
+        kept: &[Option<u32>],
+        fresh: &Bm25Index,
+        fresh_ids: &[u32],
+        documents: usize,
+    ) -> Result<Bm25Index> {
+        use fst::Streamer;
+        let mut doc_len = vec![0u32; documents];
+        for (d, &n) in kept.iter().enumerate() {
+            if let (Some(n), Some(&len)) = (n, self.parts.doc_len.get(d)) {
+                doc_len[n as usize] = len;
+            }
+        }
+        for (i, &n) in fresh_ids.iter().enumerate() {
+            doc_len[n as usize] = fresh.parts.doc_len.get(i).copied().unwrap_or(0);
+        }
+        let mut builder = fst::MapBuilder::memory();
+        let mut blob = Vec::new();
+        let mut list: Vec<(u32, u32)> = Vec::new();
+        let (mut old, mut new) = (self.terms.stream(), fresh.terms.stream());
+        let (mut a, mut b) =
+            (old.next().map(|(k, v)| (k.to_vec(), v)), new.next().map(|(k, v)| (k.to_vec(), v)));
+        loop {
+            let key = match (&a, &b) {
+                (None, None) => break,
+                (Some((ka, _)), Some((kb, _))) => ka.min(kb).clone(),
+                (Some((k, _)), None) | (None, Some((k, _))) => k.clone(),
+            };
+            list.clear();
+            if let Some((k, at)) = &a
+                && *k == key
+            {
+                self.postings_at(*at, |d, tf| {
+                    if let Some(Some(n)) = kept.get(d.index()) {
+                        list.push((*n, tf));
+                    }
+                })?;
+                a = old.next().map(|(k, v)| (k.to_vec(), v));
+            }
+            if let Some((k, at)) = &b
+                && *k == key
+            {
+                fresh.postings_at(*at, |d, tf| {
+                    if let Some(&n) = fresh_ids.get(d.index()) {
+                        list.push((n, tf));
+                    }
+                })?;
+                b = new.next().map(|(k, v)| (k.to_vec(), v));
+            }
+            if list.is_empty() {
+                continue;
+            }
+            list.sort_unstable();
+            builder.insert(&key, blob.len() as u64)?;
+            varint::push(&mut blob, list.len() as u64);
+            let mut prev = 0u32;
+            for &(d, tf) in &list {
+                varint::push(&mut blob, u64::from(d - prev));
+                varint::push(&mut blob, u64::from(tf));
+                prev = d;
+            }
+        }
+        Bm25Index::from_parts(Bm25Parts {
+            analyzer: self.parts.analyzer,
+            terms: Bytes::from_vec(builder.into_inner()?),
+            blob: Bytes::from_vec(blob),
+            doc_len: doc_len.into(),
+        })
     }
 
     /// The analyzer documents were indexed with (queries must use it too).
@@ -290,6 +375,31 @@ pub(crate) fn keep_best<T>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Merging the old lists with the changed documents' equals
+        /// indexing the new documents from scratch.
+        #[test]
+        fn merged_index_equals_a_rebuild(
+            old in proptest::collection::vec("(alpha|beta|gamma|delta_x|EpsilonZeta| |\\.){0,12}", 0..16),
+            fates in proptest::collection::vec(0u8..3, 0..16),
+            added in proptest::collection::vec("(beta|omega|gamma_ray| ){0,8}", 0..4),
+        ) {
+            let (new, kept, fresh) = crate::postings::tests::edit(&old, &fates, &added);
+            let analyzer = Analyzer::default();
+            let before = Bm25Index::build(&old, analyzer).unwrap();
+            let fresh_docs: Vec<&str> = fresh.iter().map(|&i| new[i].as_str()).collect();
+            let fresh_ids: Vec<u32> = fresh.iter().map(|&i| i as u32).collect();
+            let merged = before
+                .merged(&kept, &Bm25Index::build(&fresh_docs, analyzer).unwrap(), &fresh_ids, new.len())
+                .unwrap();
+            let rebuilt = Bm25Index::build(&new, analyzer).unwrap();
+            prop_assert_eq!(&*merged.parts.terms, &*rebuilt.parts.terms);
+            prop_assert_eq!(&*merged.parts.blob, &*rebuilt.parts.blob);
+            prop_assert_eq!(&*merged.parts.doc_len, &*rebuilt.parts.doc_len);
+        }
+    }
 
     fn index() -> Bm25Index {
         Bm25Index::build(

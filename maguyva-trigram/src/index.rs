@@ -119,6 +119,83 @@ impl TextIndexBuilder {
             .collect();
         Ok(TextIndex { trigrams, bm25, paths: paths_index, names, roles })
     }
+
+    /// The index [`TextIndexBuilder::build`] would make of the new corpus
+    /// (same arguments), made from `old`, the index of the previous corpus:
+    /// its lists are read and renumbered, and only the fresh files and
+    /// fragments are analyzed. Falls back to a full build when `old` was
+    /// made with another analyzer.
+    pub fn patched<S: AsRef<str> + Sync>(
+        &self,
+        old: &TextIndex,
+        changes: &TextChanges<'_>,
+        content: &ContentStore,
+        documents: &[S],
+        paths: &[&str],
+        roles: &[FileRole],
+    ) -> Result<TextIndex> {
+        if old.bm25.analyzer() != self.analyzer {
+            return self.build(content, documents, paths, roles);
+        }
+        let files = paths.len();
+        let pick = |ids: &[u32]| -> Vec<&str> {
+            ids.iter().filter_map(|&f| paths.get(f as usize).copied()).collect()
+        };
+        let fresh_texts: Vec<&str> =
+            changes.fresh_files.iter().map(|&f| content.text(FileId(f))).collect();
+        let trigrams = old
+            .trigrams
+            .merged(
+                changes.kept_files,
+                &TrigramPostings::build(&fresh_texts),
+                changes.fresh_files,
+                files as u32,
+            )
+            .ok_or(Error::DamagedPostings(0))?;
+        let fresh_docs: Vec<&str> = changes
+            .fresh_chunks
+            .iter()
+            .filter_map(|&c| documents.get(c as usize).map(AsRef::as_ref))
+            .collect();
+        let bm25 = old.bm25.merged(
+            changes.kept_chunks,
+            &Bm25Index::build(&fresh_docs, self.analyzer)?,
+            changes.fresh_chunks,
+            documents.len(),
+        )?;
+        let fresh_paths = pick(changes.fresh_files);
+        let paths_index = old.paths.merged(
+            changes.kept_files,
+            &Bm25Index::build(&fresh_paths, self.analyzer)?,
+            changes.fresh_files,
+            files,
+        )?;
+        let fresh_names: Vec<&str> = fresh_paths.iter().map(|p| file_stem(p)).collect();
+        let names = old.names.merged(
+            changes.kept_files,
+            &Bm25Index::build(&fresh_names, self.analyzer)?,
+            changes.fresh_files,
+            files,
+        )?;
+        let roles =
+            (0..files).map(|f| roles.get(f).copied().unwrap_or(FileRole::Source) as u8).collect();
+        Ok(TextIndex { trigrams, bm25, paths: paths_index, names, roles })
+    }
+}
+
+/// How a corpus differs from the one a [`TextIndex`] was built from, for
+/// [`TextIndexBuilder::patched`]. Ids of kept files and fragments must rise
+/// with their old ids; fresh ids are sorted.
+#[derive(Debug, Clone, Copy)]
+pub struct TextChanges<'a> {
+    /// For each old file, its new id when its text is unchanged.
+    pub kept_files: &'a [Option<u32>],
+    /// For each old fragment, its new id when it is unchanged.
+    pub kept_chunks: &'a [Option<u32>],
+    /// The new ids of every other file (changed or added).
+    pub fresh_files: &'a [u32],
+    /// The new ids of every other fragment.
+    pub fresh_chunks: &'a [u32],
 }
 
 /// Trigram postings and BM25 over one corpus.

@@ -29,8 +29,8 @@ pub use crate::{
     bm25::{Bm25Index, Bm25Params, DEFAULT_B, DEFAULT_K1, Scored, top_k},
     error::{Error, Result},
     index::{
-        DEFAULT_PATH_WEIGHT, KeywordParams, TEXT_FILE, TEXT_FORMAT, TextIndex, TextIndexBuilder,
-        TextRetriever,
+        DEFAULT_PATH_WEIGHT, KeywordParams, TEXT_FILE, TEXT_FORMAT, TextChanges, TextIndex,
+        TextIndexBuilder, TextRetriever,
     },
     plan::{TrigramQuery, plan},
     postings::TrigramPostings,

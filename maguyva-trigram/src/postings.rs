@@ -46,32 +46,103 @@ impl TrigramPostings {
             })
             .collect();
         sort_by_trigram(&mut pairs);
-        let mut firsts = Vec::new();
-        let mut starts = Vec::new();
-        let mut blob = Vec::new();
-        let mut list = Vec::new();
-        let mut prev = 0u32;
-        for (i, run) in pairs.chunk_by(|a, b| a >> 32 == b >> 32).enumerate() {
-            let key = (run[0] >> 32) as u32;
-            if i % BLOCK == 0 {
-                firsts.push(key);
-                starts.push(blob.len() as u32);
-                prev = key;
+        let mut table = TableWriter::default();
+        for run in pairs.chunk_by(|a, b| a >> 32 == b >> 32) {
+            table.push((run[0] >> 32) as u32, run.iter().map(|p| *p as u32));
+        }
+        table.finish(texts.len() as u32)
+    }
+
+    /// The postings of a corpus that differs from this one's in some files:
+    /// `kept[f]` is the new id of old file `f` when its text is unchanged
+    /// (ids of kept files must rise with their old ids), and `fresh` are the
+    /// postings of the other files, whose `fresh_ids[i]` is the new id of
+    /// their file `i`. Equal to building the new corpus from scratch, at the
+    /// cost of reading the old lists instead of every text. `None` if an old
+    /// list is damaged.
+    pub fn merged(
+        &self,
+        kept: &[Option<u32>],
+        fresh: &TrigramPostings,
+        fresh_ids: &[u32],
+        files: u32,
+    ) -> Option<TrigramPostings> {
+        let mut table = TableWriter::default();
+        let (mut old, mut new) = (self.entries().peekable(), fresh.entries().peekable());
+        let mut ids: Vec<u32> = Vec::new();
+        loop {
+            let key = match (old.peek(), new.peek()) {
+                (None, None) => break,
+                (Some(a), Some(b)) => {
+                    a.as_ref().map_or(0, |a| a.0).min(b.as_ref().map_or(0, |b| b.0))
+                }
+                (Some(a), None) => a.as_ref().map_or(0, |a| a.0),
+                (None, Some(b)) => b.as_ref().map_or(0, |b| b.0),
+            };
+            ids.clear();
+            if old.peek().is_some_and(|e| e.as_ref().is_none_or(|e| e.0 == key)) {
+                let (_, list) = old.next()??;
+                let list = decode(list, self.files)?;
+                ids.extend(list.iter().filter_map(|f| kept.get(f as usize).copied().flatten()));
             }
-            list.clear();
-            encode(run.iter().map(|p| *p as u32), &mut list);
-            varint::push(&mut blob, u64::from(key - prev));
-            varint::push(&mut blob, list.len() as u64);
-            blob.extend_from_slice(&list);
-            prev = key;
+            if new.peek().is_some_and(|e| e.as_ref().is_none_or(|e| e.0 == key)) {
+                let (_, list) = new.next()??;
+                let list = decode(list, fresh.files)?;
+                ids.extend(list.iter().filter_map(|f| fresh_ids.get(f as usize).copied()));
+            }
+            if !ids.is_empty() {
+                ids.sort_unstable();
+                table.push(key, ids.iter().copied());
+            }
         }
-        starts.push(blob.len() as u32);
-        TrigramPostings {
-            firsts: firsts.into(),
-            starts: starts.into(),
-            blob: Bytes::from_vec(blob),
-            files: texts.len() as u32,
-        }
+        Some(table.finish(files))
+    }
+
+    /// Every trigram with its stored list, in trigram order; `None` where a
+    /// block is damaged (and nothing after it).
+    fn entries(&self) -> impl Iterator<Item = Option<(u32, &[u8])>> + '_ {
+        let mut b = 0;
+        let mut pos = 0;
+        let mut key = 0u32;
+        let mut failed = false;
+        std::iter::from_fn(move || {
+            if failed {
+                return None;
+            }
+            let mut step = || -> Option<Option<(u32, &[u8])>> {
+                loop {
+                    if b >= self.firsts.len() {
+                        return Some(None);
+                    }
+                    let (start, end) =
+                        (*self.starts.get(b)? as usize, *self.starts.get(b + 1)? as usize);
+                    let block = self.blob.get(start..end)?;
+                    if pos >= block.len() {
+                        b += 1;
+                        pos = 0;
+                        continue;
+                    }
+                    let first = pos == 0;
+                    let gap = u32::try_from(varint::read(block, &mut pos)?).ok()?;
+                    if (gap == 0) != first {
+                        return None;
+                    }
+                    key = if first { *self.firsts.get(b)? } else { key.checked_add(gap)? };
+                    let len = usize::try_from(varint::read(block, &mut pos)?).ok()?;
+                    let list = block.get(pos..pos.checked_add(len)?)?;
+                    pos += len;
+                    return Some(Some((key, list)));
+                }
+            };
+            match step() {
+                Some(Some(entry)) => Some(Some(entry)),
+                Some(None) => None,
+                None => {
+                    failed = true;
+                    Some(None)
+                }
+            }
+        })
     }
 
     /// Adds the postings to a file being written, as sections `t.first`,
@@ -181,6 +252,46 @@ impl TrigramPostings {
     }
 }
 
+/// Writes the trigram table, trigram after trigram in rising order.
+#[derive(Default)]
+struct TableWriter {
+    firsts: Vec<u32>,
+    starts: Vec<u32>,
+    blob: Vec<u8>,
+    list: Vec<u8>,
+    count: usize,
+    prev: u32,
+}
+
+impl TableWriter {
+    /// Adds trigram `key` (above every key before it) held by `files`,
+    /// sorted and distinct.
+    fn push(&mut self, key: u32, files: impl Iterator<Item = u32> + Clone) {
+        if self.count.is_multiple_of(BLOCK) {
+            self.firsts.push(key);
+            self.starts.push(self.blob.len() as u32);
+            self.prev = key;
+        }
+        self.list.clear();
+        encode(files, &mut self.list);
+        varint::push(&mut self.blob, u64::from(key - self.prev));
+        varint::push(&mut self.blob, self.list.len() as u64);
+        self.blob.extend_from_slice(&self.list);
+        self.prev = key;
+        self.count += 1;
+    }
+
+    fn finish(mut self, files: u32) -> TrigramPostings {
+        self.starts.push(self.blob.len() as u32);
+        TrigramPostings {
+            firsts: self.firsts.into(),
+            starts: self.starts.into(),
+            blob: Bytes::from_vec(self.blob),
+            files,
+        }
+    }
+}
+
 /// Sorts `(trigram << 32) | file` pairs that come in file order by trigram,
 /// keeping file order within a trigram: a stable radix sort on the 24 bits
 /// of the trigram, three passes of a byte, several times faster than a
@@ -248,7 +359,7 @@ fn decode(bytes: &[u8], files: u32) -> Option<RoaringBitmap> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use proptest::prelude::*;
 
@@ -293,6 +404,59 @@ mod tests {
         }
     }
 
+    /// A corpus edited at random: which old files stay, the new corpus, and
+    /// the new ids of the kept and of the other files.
+    pub(crate) fn edit(
+        old: &[String],
+        fates: &[u8],
+        added: &[String],
+    ) -> (Vec<String>, Vec<Option<u32>>, Vec<usize>) {
+        // fate 0 keeps a file, 1 changes it, 2 removes it; added files go
+        // after the old ones, so every id keeps its order.
+        let mut new = Vec::new();
+        let mut kept = Vec::new();
+        let mut fresh = Vec::new();
+        for (t, &fate) in old.iter().zip(fates.iter().chain(std::iter::repeat(&0))) {
+            match fate % 3 {
+                0 => {
+                    kept.push(Some(new.len() as u32));
+                    new.push(t.clone());
+                }
+                1 => {
+                    kept.push(None);
+                    fresh.push(new.len());
+                    new.push(format!("{t}zq"));
+                }
+                _ => kept.push(None),
+            }
+        }
+        for t in added {
+            fresh.push(new.len());
+            new.push(t.clone());
+        }
+        (new, kept, fresh)
+    }
+
+    proptest! {
+        /// Merging the old lists with the changed files' equals building the
+        /// new corpus from scratch.
+        #[test]
+        fn merged_postings_equal_a_rebuild(
+            old in proptest::collection::vec("[a-e ]{0,40}", 0..20),
+            fates in proptest::collection::vec(0u8..3, 0..20),
+            added in proptest::collection::vec("[a-ez]{0,30}", 0..4),
+        ) {
+            let (new, kept, fresh) = edit(&old, &fates, &added);
+            let before = TrigramPostings::build(&old);
+            let fresh_texts: Vec<&str> = fresh.iter().map(|&i| new[i].as_str()).collect();
+            let fresh_ids: Vec<u32> = fresh.iter().map(|&i| i as u32).collect();
+            let merged = before
+                .merged(&kept, &TrigramPostings::build(&fresh_texts), &fresh_ids, new.len() as u32)
+                .unwrap();
+            prop_assert_eq!(merged, TrigramPostings::build(&new));
+        }
+    }
+
     #[test]
     fn a_damaged_block_is_reported_not_misread() {
         let texts: Vec<String> = (0..200).map(|i| format!("w{i:03}x")).collect();
@@ -304,6 +468,9 @@ mod tests {
         blob.iter_mut().take(2).for_each(|b| *b = 0xff);
         let damaged = TrigramPostings { blob: Bytes::from_vec(blob), ..p.clone() };
         assert!(damaged.files_with(trigram::distinct(b"000")[0]).is_none());
+        let kept: Vec<Option<u32>> = (0..200).map(Some).collect();
+        assert!(damaged.merged(&kept, &TrigramPostings::default(), &[], 200).is_none());
+        assert_eq!(p.merged(&kept, &TrigramPostings::default(), &[], 200).unwrap(), p);
     }
 
     proptest! {

@@ -14,7 +14,7 @@ use maguyva_graph::{
     CallGraph, DefKind, Definition, FileInfo, GraphBuilder, Import, ModuleRoot, Use,
 };
 use maguyva_semantic::{EmbedStats, Embedder, VectorIndex, VectorIndexBuilder};
-use maguyva_trigram::TextIndexBuilder;
+use maguyva_trigram::{TextChanges, TextIndex, TextIndexBuilder};
 use rayon::prelude::*;
 use serde::Serialize;
 use std::path::Path;
@@ -76,13 +76,83 @@ pub struct BuildOptions {
     /// Keep the corpus-learned embedding model while the corpus has not
     /// drifted past [`MODEL_DRIFT_LIMIT`].
     pub reuse_model: bool,
+    /// Patch the previous text index (its lists read, the files that
+    /// changed indexed anew) instead of indexing every text again; the
+    /// result is the same.
+    pub reuse_text: bool,
 }
 
 impl BuildOptions {
     /// A build from scratch, as `maguyva index` does.
-    pub const FULL: BuildOptions = BuildOptions { reuse_outlines: false, reuse_model: false };
+    pub const FULL: BuildOptions =
+        BuildOptions { reuse_outlines: false, reuse_model: false, reuse_text: false };
     /// A refresh: parse only what changed, and keep the model.
-    pub const REFRESH: BuildOptions = BuildOptions { reuse_outlines: true, reuse_model: true };
+    pub const REFRESH: BuildOptions =
+        BuildOptions { reuse_outlines: true, reuse_model: true, reuse_text: true };
+}
+
+/// The previous generation's text index patched to describe the files of
+/// this build: the lists of every file whose text, language and fragments
+/// are unchanged are read and renumbered, and only the other files are
+/// indexed. `None` when there is no usable previous index (then everything
+/// is indexed anew).
+fn patched_text_index<S: AsRef<str> + Sync>(
+    previous: &Path,
+    files: &[FileEntry],
+    fragments: &FragmentTable,
+    content: &ContentStore,
+    documents: &[S],
+    paths: &[&str],
+    roles: &[FileRole],
+) -> Option<Result<TextIndex>> {
+    let manifest = Manifest::load(previous).ok()?;
+    let old_fragments: FragmentTable =
+        store::load(&previous.join(FRAGMENTS_FILE), FRAGMENTS_FORMAT).ok()?;
+    let old = TextIndex::load(previous, manifest.files.len(), old_fragments.len()).ok()?;
+    let by_path: std::collections::HashMap<&str, (usize, &FileEntry)> =
+        manifest.files.iter().enumerate().map(|(i, f)| (f.path.as_str(), (i, f))).collect();
+    let mut kept_files = vec![None; manifest.files.len()];
+    let mut kept_chunks = vec![None; old_fragments.len()];
+    let (mut fresh_files, mut fresh_chunks) = (Vec::new(), Vec::new());
+    let mut last_kept = None;
+    let same_fragments = |new_id: FileId, old_id: FileId| {
+        let key = |f: &maguyva_core::Fragment| (f.lines, f.start_byte, f.end_byte, f.context_line);
+        let new = fragments.of_file(new_id).map(|c| key(fragments.get(c)));
+        new.eq(old_fragments.of_file(old_id).map(|c| key(old_fragments.get(c))))
+    };
+    for (i, f) in files.iter().enumerate() {
+        let new_id = FileId(i as u32);
+        let same = by_path.get(f.path.as_str()).filter(|(old_id, e)| {
+            e.hash == f.hash
+                && e.size == f.size
+                && e.language == f.language
+                && same_fragments(new_id, FileId(*old_id as u32))
+        });
+        match same {
+            // Kept files must keep their order for renumbered lists to stay
+            // sorted; both builds order files by path, but check.
+            Some(&(old_id, _)) if last_kept.is_none_or(|l| l < old_id) => {
+                last_kept = Some(old_id);
+                kept_files[old_id] = Some(i as u32);
+                let old_chunks = old_fragments.of_file(FileId(old_id as u32));
+                for (o, n) in old_chunks.zip(fragments.of_file(new_id)) {
+                    kept_chunks[o.index()] = Some(n.0);
+                }
+            }
+            _ => {
+                fresh_files.push(i as u32);
+                fresh_chunks.extend(fragments.of_file(new_id).map(|c| c.0));
+            }
+        }
+    }
+    let changes = TextChanges {
+        kept_files: &kept_files,
+        kept_chunks: &kept_chunks,
+        fresh_files: &fresh_files,
+        fresh_chunks: &fresh_chunks,
+    };
+    let text = TextIndexBuilder::new().patched(&old, &changes, content, documents, paths, roles);
+    Some(text.map_err(Into::into))
 }
 
 /// The semantic index of the fragments' documents, reusing the vectors of
@@ -585,7 +655,17 @@ pub fn build_index_with(
     let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
     let documents = content.fragment_documents(&fragments);
     let roles: Vec<FileRole> = files.iter().map(|f| FileRole::of(&f.path, f.language)).collect();
-    let text = TextIndexBuilder::new().build(&content, &documents, &paths, &roles)?;
+    let previous = match options.reuse_text {
+        true => dir.current().ok().flatten(),
+        false => None,
+    };
+    let patched = previous.and_then(|g| {
+        patched_text_index(&g, &files, &fragments, &content, &documents, &paths, &roles)
+    });
+    let text = match patched {
+        Some(text) => text?,
+        None => TextIndexBuilder::new().build(&content, &documents, &paths, &roles)?,
+    };
     stage("text index", &mut t);
 
     progress.stage("embedding", 0);

@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 
 /// The rebuild a refresh must equal: every file parsed again, the same
 /// corpus model kept.
-const SAME_MODEL: BuildOptions = BuildOptions { reuse_outlines: false, reuse_model: true };
+const SAME_MODEL: BuildOptions =
+    BuildOptions { reuse_outlines: false, reuse_model: true, reuse_text: false };
 
 const QUERIES: [&str; 8] = [
     "how is the discount applied to the cart total",
