@@ -15,7 +15,10 @@ use maguyva_core::{Array, FileId, Language, SectionFile, SectionWriter};
 use petgraph::Direction;
 use petgraph::graph::{DiGraph, NodeIndex};
 use serde::{Deserialize, Serialize};
-use std::collections::{HashMap, HashSet, VecDeque};
+// Fx hashing: keys are names and small ids, hashed by the million in a
+// build; no input chooses them to collide.
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use std::collections::VecDeque;
 use std::path::Path;
 
 /// Lowercase sub-words joined: the key that makes naming conventions meet.
@@ -205,7 +208,7 @@ impl GraphBuilder {
         modules.sort_by(|a, b| b.path.len().cmp(&a.path.len()).then(a.dir.cmp(&b.dir)));
         let nf = files.len() as u32;
         let def_node = |d: u32| nf + d;
-        let mut edges: HashMap<(u32, u32, EdgeKind, bool), Edge> = HashMap::new();
+        let mut edges: HashMap<(u32, u32, EdgeKind, bool), Edge> = HashMap::default();
         let mut add = |e: Edge| {
             edges
                 .entry((e.from, e.to, e.kind, e.ambiguous))
@@ -235,7 +238,7 @@ impl GraphBuilder {
         // Imports, and what each file can see.
         let index = ModuleIndex::new(&files);
         let mut unresolved = Vec::new();
-        let mut visible: Vec<HashSet<u32>> = vec![HashSet::new(); files.len()];
+        let mut visible: Vec<HashSet<u32>> = vec![HashSet::default(); files.len()];
         let declared = DeclaredPackages::new(&files, &defs);
         let crates = RustCrates::new(&files, &modules);
         let python = PythonModules::new(&files, &modules);
@@ -272,7 +275,7 @@ impl GraphBuilder {
                 }
             }
         }
-        let mut by_dir: HashMap<&str, Vec<u32>> = HashMap::new();
+        let mut by_dir: HashMap<&str, Vec<u32>> = HashMap::default();
         for (i, f) in files.iter().enumerate() {
             if package_scoped(f.language) {
                 by_dir.entry(dir_of(&f.path)).or_default().push(i as u32);
@@ -280,7 +283,7 @@ impl GraphBuilder {
         }
         // Swift: every file of a module sees the others; a module is a
         // folder under `Sources/` (a Swift package), else the whole tree.
-        let mut swift_modules: HashMap<&str, Vec<u32>> = HashMap::new();
+        let mut swift_modules: HashMap<&str, Vec<u32>> = HashMap::default();
         for (i, f) in files.iter().enumerate() {
             if f.language == Some(Language::Swift) {
                 swift_modules.entry(swift_module(&f.path)).or_default().push(i as u32);
@@ -309,7 +312,7 @@ impl GraphBuilder {
         }
 
         // Uses: same file first, then visible files, then a unique name.
-        let mut by_name: HashMap<&str, Vec<u32>> = HashMap::new();
+        let mut by_name: HashMap<&str, Vec<u32>> = HashMap::default();
         for (i, d) in defs.iter().enumerate() {
             by_name.entry(d.name.as_str()).or_default().push(i as u32);
         }
@@ -423,7 +426,7 @@ impl CallGraph {
                 i as u32,
             );
         }
-        let mut by_name: HashMap<String, Vec<u32>> = HashMap::new();
+        let mut by_name: HashMap<String, Vec<u32>> = HashMap::default();
         for (i, d) in s.defs.iter().enumerate() {
             by_name.entry(d.name.clone()).or_default().push(i as u32);
             by_name.entry(normalize(&d.name)).or_default().push(i as u32);
@@ -624,7 +627,7 @@ impl CallGraph {
     fn dependents(&self, node: u32) -> Vec<u32> {
         let mut out = Vec::new();
         let mut stack = vec![node];
-        let mut inside = HashSet::new();
+        let mut inside = HashSet::default();
         while let Some(n) = stack.pop() {
             if !inside.insert(n) {
                 continue;
@@ -653,7 +656,7 @@ impl CallGraph {
     /// Everything that transitively depends on `targets`, up to `depth`
     /// hops: `(node, distance)`, nearest first, then by centrality.
     pub fn impact(&self, targets: &[u32], depth: u32) -> Vec<(u32, u32)> {
-        let mut distance: HashMap<u32, u32> = HashMap::new();
+        let mut distance: HashMap<u32, u32> = HashMap::default();
         let mut queue: VecDeque<u32> = VecDeque::new();
         for &t in targets {
             distance.insert(t, 0);
@@ -709,7 +712,7 @@ impl CallGraph {
     /// weighs more.
     pub fn related(&self, defs: &[(u32, f32)]) -> Vec<(u32, f32)> {
         let inputs: HashSet<u32> = defs.iter().map(|&(d, _)| self.def_node(d)).collect();
-        let mut score: HashMap<u32, f32> = HashMap::new();
+        let mut score: HashMap<u32, f32> = HashMap::default();
         for &(d, w) in defs {
             let node = NodeIndex::new(self.def_node(d) as usize);
             for dir in [Direction::Incoming, Direction::Outgoing] {
@@ -798,7 +801,7 @@ pub(crate) struct DeclaredPackages<'a> {
 
 impl<'a> DeclaredPackages<'a> {
     pub(crate) fn new(files: &'a [FileInfo], defs: &'a [Definition]) -> DeclaredPackages<'a> {
-        let mut by_package: HashMap<&str, Vec<u32>> = HashMap::new();
+        let mut by_package: HashMap<&str, Vec<u32>> = HashMap::default();
         for (i, f) in files.iter().enumerate() {
             if let Some(p) = f.package.as_deref() {
                 by_package.entry(p).or_default().push(i as u32);

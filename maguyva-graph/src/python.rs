@@ -12,7 +12,7 @@ use crate::graph::ModuleRoot;
 use crate::input::FileInfo;
 use crate::resolve::dir_of;
 use maguyva_core::Language;
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 /// Module names of a repository's Python files.
 #[derive(Debug, Default, Clone)]

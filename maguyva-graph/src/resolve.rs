@@ -10,7 +10,7 @@
 use crate::graph::package_scoped;
 use crate::input::{FileInfo, Import};
 use maguyva_core::{ImportKind, Language, join_relative as join};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// File names that stand for their folder as a module.
 const INDEX_STEMS: &[&str] = &["mod", "__init__", "index", "init", "lib", "main"];
@@ -79,10 +79,10 @@ fn shared_prefix(a: &str, b: &str) -> usize {
 impl<'a> ModuleIndex<'a> {
     /// Indexes the paths of `files`.
     pub fn new(files: &'a [FileInfo]) -> ModuleIndex<'a> {
-        let mut by_suffix: HashMap<String, Vec<u32>> = HashMap::new();
-        let mut by_name: HashMap<String, Vec<u32>> = HashMap::new();
-        let mut by_dir: HashMap<String, Vec<&str>> = HashMap::new();
-        let mut in_dir: HashMap<&str, Vec<u32>> = HashMap::new();
+        let mut by_suffix: HashMap<String, Vec<u32>> = HashMap::default();
+        let mut by_name: HashMap<String, Vec<u32>> = HashMap::default();
+        let mut by_dir: HashMap<String, Vec<&str>> = HashMap::default();
+        let mut in_dir: HashMap<&str, Vec<u32>> = HashMap::default();
         for (i, f) in files.iter().enumerate() {
             let id = i as u32;
             let (dirs, file) = split_path(&f.path);
