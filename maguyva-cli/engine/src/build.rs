@@ -7,8 +7,8 @@ use super::settings::IndexSettings;
 use super::{FRAGMENTS_FILE, FRAGMENTS_FORMAT, Index, IndexParts};
 use maguyva_ast::{FileOutline, SymbolKind, SymbolTable};
 use maguyva_core::{
-    Analyzer, ContentStore, CorpusBuilder, FileEntry, FileId, FileRole, FragmentTable, IndexDir,
-    Language, Manifest, OutlineSpan, Progress, Result, Skipped, store,
+    Analyzer, Bytes, ContentStore, CorpusBuilder, FileEntry, FileId, FileRole, FragmentTable,
+    IndexDir, Language, Manifest, OutlineSpan, Progress, Result, Skipped, store,
 };
 use maguyva_graph::{
     CallGraph, DefKind, Definition, FileInfo, GraphBuilder, Import, ModuleRoot, Use,
@@ -569,12 +569,12 @@ pub fn build_index_with(
     // The files to parse, largest first, so that no thread is left with a
     // large file at the end while the others wait; the queries of their
     // languages compiled first, side by side.
-    let mut outlines: Vec<Option<FileOutline>> = corpus
+    let (mut outlines, stored): (Vec<Option<FileOutline>>, Vec<Option<Bytes>>) = corpus
         .files
         .par_iter()
         .enumerate()
-        .map(|(i, f)| cache.as_ref().and_then(|c| c.get(f, FileId(i as u32))))
-        .collect();
+        .map(|(i, f)| cache.as_ref().and_then(|c| c.get(f, FileId(i as u32))).unzip())
+        .unzip();
     let reused = outlines.iter().filter(|o| o.is_some()).count();
     progress.advance(reused as u64);
     let mut to_parse: Vec<(usize, Language)> = corpus
@@ -630,7 +630,8 @@ pub fn build_index_with(
 
     progress.stage("linking", 0);
     let graph = build_graph(root, &corpus.files, &outlines, &symbols)?;
-    let outline_file = outlines::writer(&extraction, &corpus.files, &outlines)?;
+    let outline_file = outlines::writer(&extraction, &corpus.files, &outlines, &stored)?;
+    drop(stored);
     drop(outlines);
     stage("graph", &mut t);
 

@@ -25,20 +25,36 @@ pub(crate) fn outline_key(file: &SourceFile) -> u64 {
 
 /// The outline file of `files` (in file order), ready to write; the
 /// `identity` of the extraction (queries and grammars) is kept with them.
+/// `stored[i]`, when given, is file `i`'s outline as a previous outline file
+/// stored it, written again as it is.
 pub(crate) fn writer(
     identity: &str,
     files: &[SourceFile],
     outlines: &[FileOutline],
+    stored: &[Option<Bytes>],
 ) -> Result<SectionWriter> {
+    use rayon::prelude::*;
+    let packed: Vec<Option<(u64, Vec<u8>)>> = files
+        .par_iter()
+        .zip(outlines)
+        .enumerate()
+        .map(|(i, (f, o))| {
+            if o.failure.is_some() {
+                return Ok(None);
+            }
+            let bytes = match stored.get(i).and_then(Option::as_ref) {
+                Some(kept) => kept.to_vec(),
+                None => store::compress(&store::encode("outline", o)?),
+            };
+            Ok(Some((outline_key(f), bytes)))
+        })
+        .collect::<Result<_>>()?;
     let mut keys = Vec::with_capacity(files.len());
     let mut offsets = vec![0u64];
     let mut blob = Vec::new();
-    for (f, o) in files.iter().zip(outlines) {
-        if o.failure.is_some() {
-            continue;
-        }
-        keys.push(outline_key(f));
-        blob.extend(store::compress(&store::encode("outline", o)?));
+    for (key, bytes) in packed.into_iter().flatten() {
+        keys.push(key);
+        blob.extend_from_slice(&bytes);
         offsets.push(blob.len() as u64);
     }
     let mut w = SectionWriter::new(OUTLINES_FORMAT);
@@ -77,16 +93,17 @@ impl OutlineCache {
     }
 
     /// The kept outline of `file`, as file `id`, if its text and language
-    /// are the ones it was made from.
-    pub(crate) fn get(&self, file: &SourceFile, id: FileId) -> Option<FileOutline> {
+    /// are the ones it was made from, with the bytes that store it.
+    pub(crate) fn get(&self, file: &SourceFile, id: FileId) -> Option<(FileOutline, Bytes)> {
         let &i = self.by_key.get(&outline_key(file))?;
         let (a, b) = (*self.offsets.get(i)? as usize, *self.offsets.get(i + 1)? as usize);
         let path = self.file.path();
-        let bytes = store::decompress(path, self.blob.get(a..b)?).ok()?;
+        let stored = self.blob.slice(a..b)?;
+        let bytes = store::decompress(path, &stored).ok()?;
         let mut outline: FileOutline = store::decode(path, &bytes).ok()?;
         for s in &mut outline.symbols {
             s.file = id;
         }
-        Some(outline)
+        Some((outline, stored))
     }
 }
