@@ -70,6 +70,7 @@ impl TrigramPostings {
         let mut table = TableWriter::default();
         let (mut old, mut new) = (self.entries().peekable(), fresh.entries().peekable());
         let mut ids: Vec<u32> = Vec::new();
+        let mut list: Vec<u32> = Vec::new();
         loop {
             let key = match (old.peek(), new.peek()) {
                 (None, None) => break,
@@ -81,14 +82,16 @@ impl TrigramPostings {
             };
             ids.clear();
             if old.peek().is_some_and(|e| e.as_ref().is_none_or(|e| e.0 == key)) {
-                let (_, list) = old.next()??;
-                let list = decode(list, self.files)?;
-                ids.extend(list.iter().filter_map(|f| kept.get(f as usize).copied().flatten()));
+                let (_, stored) = old.next()??;
+                list.clear();
+                decode_into(stored, self.files, &mut list)?;
+                ids.extend(list.iter().filter_map(|&f| kept.get(f as usize).copied().flatten()));
             }
             if new.peek().is_some_and(|e| e.as_ref().is_none_or(|e| e.0 == key)) {
-                let (_, list) = new.next()??;
-                let list = decode(list, fresh.files)?;
-                ids.extend(list.iter().filter_map(|f| fresh_ids.get(f as usize).copied()));
+                let (_, stored) = new.next()??;
+                list.clear();
+                decode_into(stored, fresh.files, &mut list)?;
+                ids.extend(list.iter().filter_map(|&f| fresh_ids.get(f as usize).copied()));
             }
             if !ids.is_empty() {
                 ids.sort_unstable();
@@ -325,6 +328,14 @@ fn encode(files: impl Iterator<Item = u32> + Clone, out: &mut Vec<u8>) {
         varint::push(&mut gaps, u64::from(f - prev.unwrap_or(0)) + u64::from(prev.is_none()));
         prev = Some(f);
     }
+    // With at most 4096 files every roaring container is an array of two
+    // bytes a file, after a header: gaps no longer than that always win,
+    // and most lists are decided without building the bitmap.
+    let n = files.clone().count();
+    if n <= 4096 && gaps.len() <= 2 * n {
+        out.extend_from_slice(&gaps);
+        return;
+    }
     let bitmap = RoaringBitmap::from_sorted_iter(files).unwrap_or_default();
     if gaps.len() <= bitmap.serialized_size() {
         out.extend_from_slice(&gaps);
@@ -333,6 +344,30 @@ fn encode(files: impl Iterator<Item = u32> + Clone, out: &mut Vec<u8>) {
         // Writing into a Vec cannot fail.
         let _ = bitmap.serialize_into(out);
     }
+}
+
+/// Appends the files of one posting list written by [`encode`] to `out`,
+/// as [`decode`] reads them, without building a bitmap for a varint list.
+fn decode_into(bytes: &[u8], files: u32, out: &mut Vec<u32>) -> Option<()> {
+    match bytes.first() {
+        Some(0) => out.extend(&decode(bytes, files)?),
+        _ => {
+            let (mut pos, mut next) = (0, 0u64);
+            while pos < bytes.len() {
+                let gap = varint::read(bytes, &mut pos)?;
+                if gap == 0 {
+                    return None;
+                }
+                next = next.checked_add(gap)?;
+                let id = u32::try_from(next - 1).ok()?;
+                if id >= files {
+                    return None;
+                }
+                out.push(id);
+            }
+        }
+    }
+    Some(())
 }
 
 /// The files of one posting list written by [`encode`]; `None` if it is
@@ -372,7 +407,10 @@ pub(crate) mod tests {
             let mut blob = Vec::new();
             encode(files.iter().copied(), &mut blob);
             let back = decode(&blob, 70_000).unwrap();
-            prop_assert_eq!(back.iter().collect::<Vec<_>>(), files);
+            prop_assert_eq!(back.iter().collect::<Vec<_>>(), files.clone());
+            let mut direct = Vec::new();
+            decode_into(&blob, 70_000, &mut direct).unwrap();
+            prop_assert_eq!(direct, files);
             // A file out of range is damage.
             prop_assert!(decode(&blob, back.max().unwrap()).is_none());
         }
