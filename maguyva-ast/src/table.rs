@@ -10,6 +10,7 @@ use maguyva_core::store::FormatVersion;
 use maguyva_core::{
     Analyzer, Array, Bytes, FileId, LineSpan, SectionFile, SectionWriter, SymbolId,
 };
+use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -142,30 +143,35 @@ impl SymbolTable {
             }));
         }
         first.push(symbols.len() as u32);
+        // Analyzing names and doc summaries (stemming every word) is most
+        // of the work: done in parallel, then gathered in symbol order.
+        let distinct_terms = |text: &str| {
+            let mut seen: Vec<String> = Vec::new();
+            analyzer.for_each_term(text, |t| {
+                if !seen.iter().any(|x| x == t) {
+                    seen.push(t.to_string());
+                }
+            });
+            seen
+        };
+        let analyzed: Vec<(String, Vec<String>, Vec<String>)> = symbols
+            .par_iter()
+            .map(|s| {
+                (normalize(&s.name), distinct_terms(&s.name), distinct_terms(doc_summary(&s.doc)))
+            })
+            .collect();
         let mut names: BTreeMap<String, Vec<u32>> = BTreeMap::new();
         let mut words: BTreeMap<String, Vec<u32>> = BTreeMap::new();
         let mut doc_words: BTreeMap<String, Vec<u32>> = BTreeMap::new();
-        for (i, s) in symbols.iter().enumerate() {
+        for (i, (key, name_words, summary_words)) in analyzed.into_iter().enumerate() {
             let id = i as u32;
-            let key = normalize(&s.name);
             if !key.is_empty() {
                 names.entry(key).or_default().push(id);
             }
-            let mut seen = Vec::new();
-            analyzer.for_each_term(&s.name, |t| {
-                if !seen.iter().any(|x: &String| x == t) {
-                    seen.push(t.to_string());
-                }
-            });
-            for w in seen.drain(..) {
+            for w in name_words {
                 words.entry(w).or_default().push(id);
             }
-            analyzer.for_each_term(doc_summary(&s.doc), |t| {
-                if !seen.iter().any(|x: &String| x == t) {
-                    seen.push(t.to_string());
-                }
-            });
-            for w in seen {
+            for w in summary_words {
                 doc_words.entry(w).or_default().push(id);
             }
         }
