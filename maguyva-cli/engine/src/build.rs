@@ -566,15 +566,27 @@ pub fn build_index_with(
         true => dir.current().ok().flatten().and_then(|g| OutlineCache::open(&g, &extraction)),
         false => None,
     };
-    // The files to parse, largest first, so that no thread is left with a
-    // large file at the end while the others wait; the queries of their
-    // languages compiled first, side by side.
-    let (mut outlines, stored): (Vec<Option<FileOutline>>, Vec<Option<Bytes>>) = corpus
-        .files
-        .par_iter()
-        .enumerate()
-        .map(|(i, f)| cache.as_ref().and_then(|c| c.get(f, FileId(i as u32))).unzip())
-        .unzip();
+    // The kept outlines are decoded while the queries of the languages of
+    // the files to parse are compiled (up to 50 ms for one large grammar);
+    // then the files are parsed largest first, so that no thread is left
+    // with a large file at the end while the others wait.
+    let is_kept = |f: &maguyva_core::SourceFile| cache.as_ref().is_some_and(|c| c.has(f));
+    let mut languages: Vec<Language> =
+        corpus.files.iter().filter(|f| !is_kept(f)).filter_map(|f| f.language).collect();
+    languages.sort_unstable();
+    languages.dedup();
+    let ((mut outlines, stored), ()): ((Vec<Option<FileOutline>>, Vec<Option<Bytes>>), ()) =
+        rayon::join(
+            || {
+                corpus
+                    .files
+                    .par_iter()
+                    .enumerate()
+                    .map(|(i, f)| cache.as_ref().and_then(|c| c.get(f, FileId(i as u32))).unzip())
+                    .unzip()
+            },
+            || maguyva_ast::prepare(&languages),
+        );
     let reused = outlines.iter().filter(|o| o.is_some()).count();
     progress.advance(reused as u64);
     let mut to_parse: Vec<(usize, Language)> = corpus
@@ -585,10 +597,6 @@ pub fn build_index_with(
         .filter_map(|(i, f)| Some((i, f.language?)))
         .collect();
     to_parse.sort_by_key(|&(i, _)| std::cmp::Reverse(corpus.files[i].text.len()));
-    let mut languages: Vec<Language> = to_parse.iter().map(|&(_, l)| l).collect();
-    languages.sort_unstable();
-    languages.dedup();
-    maguyva_ast::prepare(&languages);
     let parses: Vec<(usize, FileOutline)> = to_parse
         .par_iter()
         .map(|&(i, language)| {

@@ -92,6 +92,11 @@ impl OutlineCache {
         Some(OutlineCache { file, by_key, offsets, blob })
     }
 
+    /// Whether an outline is kept for `file`'s text and language.
+    pub(crate) fn has(&self, file: &SourceFile) -> bool {
+        self.by_key.contains_key(&outline_key(file))
+    }
+
     /// The kept outline of `file`, as file `id`, if its text and language
     /// are the ones it was made from, with the bytes that store it.
     pub(crate) fn get(&self, file: &SourceFile, id: FileId) -> Option<(FileOutline, Bytes)> {
