@@ -575,18 +575,16 @@ pub fn build_index_with(
         corpus.files.iter().filter(|f| !is_kept(f)).filter_map(|f| f.language).collect();
     languages.sort_unstable();
     languages.dedup();
-    let ((mut outlines, stored), ()): ((Vec<Option<FileOutline>>, Vec<Option<Bytes>>), ()) =
-        rayon::join(
-            || {
-                corpus
-                    .files
-                    .par_iter()
-                    .enumerate()
-                    .map(|(i, f)| cache.as_ref().and_then(|c| c.get(f, FileId(i as u32))).unzip())
-                    .unzip()
-            },
-            || maguyva_ast::prepare(&languages),
-        );
+    let decode_kept = || -> (Vec<Option<FileOutline>>, Vec<Option<Bytes>>) {
+        corpus
+            .files
+            .par_iter()
+            .enumerate()
+            .map(|(i, f)| cache.as_ref().and_then(|c| c.get(f, FileId(i as u32))).unzip())
+            .unzip()
+    };
+    let ((mut outlines, stored), ()) =
+        rayon::join(decode_kept, || maguyva_ast::prepare(&languages));
     let reused = outlines.iter().filter(|o| o.is_some()).count();
     progress.advance(reused as u64);
     let mut to_parse: Vec<(usize, Language)> = corpus
