@@ -163,20 +163,15 @@ impl TextIndexBuilder {
             changes.fresh_chunks,
             documents.len(),
         )?;
+        // The two fields over files: paths, and names without folders.
+        let by_file = |old: &Bm25Index, fresh: &[&str]| -> Result<Bm25Index> {
+            let fresh = Bm25Index::build(fresh, self.analyzer)?;
+            old.merged(changes.kept_files, &fresh, changes.fresh_files, files)
+        };
         let fresh_paths = pick(changes.fresh_files);
-        let paths_index = old.paths.merged(
-            changes.kept_files,
-            &Bm25Index::build(&fresh_paths, self.analyzer)?,
-            changes.fresh_files,
-            files,
-        )?;
+        let paths_index = by_file(&old.paths, &fresh_paths)?;
         let fresh_names: Vec<&str> = fresh_paths.iter().map(|p| file_stem(p)).collect();
-        let names = old.names.merged(
-            changes.kept_files,
-            &Bm25Index::build(&fresh_names, self.analyzer)?,
-            changes.fresh_files,
-            files,
-        )?;
+        let names = by_file(&old.names, &fresh_names)?;
         let roles =
             (0..files).map(|f| roles.get(f).copied().unwrap_or(FileRole::Source) as u8).collect();
         Ok(TextIndex { trigrams, bm25, paths: paths_index, names, roles })

@@ -351,21 +351,26 @@ fn encode(files: impl Iterator<Item = u32> + Clone, out: &mut Vec<u8>) {
 fn decode_into(bytes: &[u8], files: u32, out: &mut Vec<u32>) -> Option<()> {
     match bytes.first() {
         Some(0) => out.extend(&decode(bytes, files)?),
-        _ => {
-            let (mut pos, mut next) = (0, 0u64);
-            while pos < bytes.len() {
-                let gap = varint::read(bytes, &mut pos)?;
-                if gap == 0 {
-                    return None;
-                }
-                next = next.checked_add(gap)?;
-                let id = u32::try_from(next - 1).ok()?;
-                if id >= files {
-                    return None;
-                }
-                out.push(id);
-            }
+        _ => decode_gaps(bytes, files, out)?,
+    }
+    Some(())
+}
+
+/// Appends the files of a varint list (first file plus one, then gaps);
+/// `None` on a truncated varint, a zero gap or a file out of range.
+fn decode_gaps(bytes: &[u8], files: u32, out: &mut Vec<u32>) -> Option<()> {
+    let (mut pos, mut next) = (0, 0u64);
+    while pos < bytes.len() {
+        let gap = varint::read(bytes, &mut pos)?;
+        if gap == 0 {
+            return None;
         }
+        next = next.checked_add(gap)?;
+        let id = u32::try_from(next - 1).ok()?;
+        if id >= files {
+            return None;
+        }
+        out.push(id);
     }
     Some(())
 }
@@ -378,15 +383,7 @@ fn decode(bytes: &[u8], files: u32) -> Option<RoaringBitmap> {
         Some((0, roaring)) => RoaringBitmap::deserialize_from(roaring).ok()?,
         Some(_) => {
             let mut ids = Vec::new();
-            let (mut pos, mut next) = (0, 0u64);
-            while pos < bytes.len() {
-                let gap = varint::read(bytes, &mut pos)?;
-                if gap == 0 {
-                    return None;
-                }
-                next = next.checked_add(gap)?;
-                ids.push(u32::try_from(next - 1).ok()?);
-            }
+            decode_gaps(bytes, files, &mut ids)?;
             RoaringBitmap::from_sorted_iter(ids).ok()?
         }
     };
