@@ -316,53 +316,56 @@ impl GraphBuilder {
         for (i, d) in defs.iter().enumerate() {
             by_name.entry(d.name.as_str()).or_default().push(i as u32);
         }
+        // Candidate lists, reused from one use to the next: there are
+        // hundreds of thousands of uses in a large tree.
+        let (mut fits, mut same_file, mut seen, mut kept) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for u in &uses {
             let Some(candidates) = by_name.get(u.name.as_str()) else { continue };
             let from = u.enclosing.map_or(u.file.0, def_node);
             let own = u.enclosing;
-            let fits: Vec<u32> = candidates
-                .iter()
-                .copied()
-                .filter(|&c| Some(c) != own && compatible(defs[c as usize].kind, u.call))
-                .collect();
+            fits.clear();
+            fits.extend(
+                candidates
+                    .iter()
+                    .copied()
+                    .filter(|&c| Some(c) != own && compatible(defs[c as usize].kind, u.call)),
+            );
             if fits.is_empty() {
                 continue;
             }
-            let same_file: Vec<u32> =
-                fits.iter().copied().filter(|&c| defs[c as usize].file == u.file).collect();
-            let seen: Vec<u32> = fits
-                .iter()
-                .copied()
-                .filter(|&c| {
-                    visible
-                        .get(u.file.index())
-                        .is_some_and(|v| v.contains(&defs[c as usize].file.0))
-                })
-                .collect();
-            let chosen = if !same_file.is_empty() {
+            same_file.clear();
+            same_file.extend(fits.iter().copied().filter(|&c| defs[c as usize].file == u.file));
+            seen.clear();
+            seen.extend(fits.iter().copied().filter(|&c| {
+                visible.get(u.file.index()).is_some_and(|v| v.contains(&defs[c as usize].file.0))
+            }));
+            kept.clear();
+            let chosen: &[u32] = if !same_file.is_empty() {
                 // Among homonyms of one file, the one beside the use (same class).
                 let container = own.and_then(|o| defs[o as usize].container);
-                let beside: Vec<u32> = same_file
-                    .iter()
-                    .copied()
-                    .filter(|&c| defs[c as usize].container == container)
-                    .collect();
-                if beside.len() == 1 { beside } else { same_file }
+                kept.extend(
+                    same_file.iter().copied().filter(|&c| defs[c as usize].container == container),
+                );
+                if kept.len() == 1 { &kept } else { &same_file }
             } else if !seen.is_empty() {
-                seen
+                &seen
             } else if u.call {
-                fits
+                &fits
             } else {
                 // A function mentioned far from its definition is too often
                 // a local variable of the same name; types are surer.
-                fits.into_iter().filter(|&c| defs[c as usize].kind != DefKind::Callable).collect()
+                kept.extend(
+                    fits.iter().copied().filter(|&c| defs[c as usize].kind != DefKind::Callable),
+                );
+                &kept
             };
             if chosen.is_empty() || chosen.len() > MAX_AMBIGUOUS {
                 continue;
             }
             let ambiguous = chosen.len() > 1;
             let kind = if u.call { EdgeKind::Calls } else { EdgeKind::References };
-            for c in chosen {
+            for &c in chosen {
                 add(Edge {
                     from,
                     to: def_node(c),
