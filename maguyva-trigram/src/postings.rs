@@ -101,50 +101,41 @@ impl TrigramPostings {
         Some(table.finish(files))
     }
 
-    /// Every trigram with its stored list, in trigram order; `None` where a
-    /// block is damaged (and nothing after it).
+    /// Every trigram with its stored list, in trigram order; an item of
+    /// `None` where a block is damaged.
     fn entries(&self) -> impl Iterator<Item = Option<(u32, &[u8])>> + '_ {
-        let mut b = 0;
-        let mut pos = 0;
-        let mut key = 0u32;
-        let mut failed = false;
+        (0..self.firsts.len()).flat_map(|b| self.block(b))
+    }
+
+    /// The entries of block `b`: each trigram with its stored list; an item
+    /// of `None` where the block is damaged, and nothing after it.
+    fn block(&self, b: usize) -> impl Iterator<Item = Option<(u32, &[u8])>> + '_ {
+        let bytes = match (self.starts.get(b), self.starts.get(b + 1)) {
+            (Some(&a), Some(&z)) => self.blob.get(a as usize..z as usize),
+            _ => None,
+        };
+        let (mut pos, mut key) = (0usize, self.firsts.get(b).copied().unwrap_or(0));
+        let mut done = false;
         std::iter::from_fn(move || {
-            if failed {
+            if done || bytes.is_some_and(|bytes| pos >= bytes.len()) {
                 return None;
             }
-            let mut step = || -> Option<Option<(u32, &[u8])>> {
-                loop {
-                    if b >= self.firsts.len() {
-                        return Some(None);
-                    }
-                    let (start, end) =
-                        (*self.starts.get(b)? as usize, *self.starts.get(b + 1)? as usize);
-                    let block = self.blob.get(start..end)?;
-                    if pos >= block.len() {
-                        b += 1;
-                        pos = 0;
-                        continue;
-                    }
-                    let first = pos == 0;
-                    let gap = u32::try_from(varint::read(block, &mut pos)?).ok()?;
-                    if (gap == 0) != first {
-                        return None;
-                    }
-                    key = if first { *self.firsts.get(b)? } else { key.checked_add(gap)? };
-                    let len = usize::try_from(varint::read(block, &mut pos)?).ok()?;
-                    let list = block.get(pos..pos.checked_add(len)?)?;
-                    pos += len;
-                    return Some(Some((key, list)));
+            let entry = bytes.and_then(|bytes| {
+                // A block's first entry is its first trigram, a gap of 0;
+                // later entries climb.
+                let at_start = pos == 0;
+                let gap = u32::try_from(varint::read(bytes, &mut pos)?).ok()?;
+                if (gap == 0) != at_start {
+                    return None;
                 }
-            };
-            match step() {
-                Some(Some(entry)) => Some(Some(entry)),
-                Some(None) => None,
-                None => {
-                    failed = true;
-                    Some(None)
-                }
-            }
+                key = key.checked_add(gap)?;
+                let len = usize::try_from(varint::read(bytes, &mut pos)?).ok()?;
+                let list = bytes.get(pos..pos.checked_add(len)?)?;
+                pos += len;
+                Some((key, list))
+            });
+            done = entry.is_none();
+            Some(entry)
         })
     }
 
@@ -195,24 +186,12 @@ impl TrigramPostings {
         if b == 0 {
             return Some(None);
         }
-        let (start, end) = (*self.starts.get(b - 1)? as usize, *self.starts.get(b)? as usize);
-        let block = self.blob.get(start..end)?;
-        let (mut pos, mut key) = (0, *self.firsts.get(b - 1)?);
-        while pos < block.len() {
-            let first = pos == 0;
-            let gap = u32::try_from(varint::read(block, &mut pos)?).ok()?;
-            // A block's first entry is its first trigram, a gap of 0; later
-            // entries climb.
-            if (gap == 0) != first {
-                return None;
-            }
-            key = key.checked_add(gap)?;
-            let len = usize::try_from(varint::read(block, &mut pos)?).ok()?;
-            let list = block.get(pos..pos.checked_add(len)?)?;
+        for entry in self.block(b - 1) {
+            let (key, list) = entry?;
             match key.cmp(&gram) {
                 std::cmp::Ordering::Equal => return Some(Some(list)),
                 std::cmp::Ordering::Greater => return Some(None),
-                std::cmp::Ordering::Less => pos += len,
+                std::cmp::Ordering::Less => {}
             }
         }
         Some(None)
