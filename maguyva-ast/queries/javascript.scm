@@ -24,12 +24,11 @@
 (program (variable_declaration (variable_declarator name: (identifier) @name)) @definition.constant)
 (export_statement (lexical_declaration (variable_declarator name: (identifier) @name)) @definition.constant)
 
-(export_statement
-  (export_clause (export_specifier name: (_) @name !alias))
-  source: (string)) @definition.reexport
-(export_statement
-  (export_clause (export_specifier alias: (_) @name))
-  source: (string)) @definition.reexport
+; Each specifier of `export { a, b as c } from "m"` (only those of a statement
+; with a source count; see the README). A pattern over the whole statement
+; would keep a match state per specifier, quadratic in a long list.
+(export_specifier name: (_) @name !alias) @definition.reexport
+(export_specifier alias: (_) @name) @definition.reexport
 
 ; Imports.
 (import_statement source: (string (string_fragment) @import))

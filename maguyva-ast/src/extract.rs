@@ -401,6 +401,9 @@ fn take_match(
         return;
     }
     let (Some((kind, node)), Some(name)) = (def, name) else { return };
+    if node.kind() == "export_specifier" && !exports_from_elsewhere(node) {
+        return;
+    }
     let name = name_node(name);
     let Some(full_name) = source.get(name.byte_range()).map(clean_name) else { return };
     if full_name.is_empty() {
@@ -420,6 +423,15 @@ fn take_match(
         doc,
         pattern: m.pattern_index,
     });
+}
+
+/// Whether an `export_specifier` is in a statement that re-exports from
+/// another module (`export { x } from "m"`), not one naming local items.
+fn exports_from_elsewhere(specifier: Node) -> bool {
+    specifier
+        .parent()
+        .and_then(|clause| clause.parent())
+        .is_some_and(|statement| statement.child_by_field_name("source").is_some())
 }
 
 /// The node that holds a definition's name. Queries capture the head of a
@@ -803,6 +815,20 @@ mod tests {
         );
         assert_eq!(ts.len(), 2);
         assert!(ts.iter().all(|(_, k, _)| *k == SymbolKind::Reexport));
+        // Exporting local names defines nothing; an alias from elsewhere does.
+        let js = names(
+            Language::JavaScript,
+            "const a = 1;\nexport { a, a as b };\nexport { c as d } from './c';\n",
+        );
+        let found: Vec<(&str, SymbolKind)> = js.iter().map(|(n, k, _)| (n.as_str(), *k)).collect();
+        assert_eq!(found, vec![("a", SymbolKind::Constant), ("d", SymbolKind::Reexport)]);
+        // A long list (generated index files have hundreds) yields each name.
+        let list: Vec<String> = (0..400).map(|i| format!("Name{i}")).collect();
+        let long = names(
+            Language::TypeScript,
+            &format!("export type {{ {} }} from './types';\n", list.join(", ")),
+        );
+        assert_eq!(long.len(), 400);
     }
 
     #[test]
