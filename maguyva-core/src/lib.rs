@@ -45,6 +45,7 @@ pub use crate::{
     retriever::Retriever,
     sections::{Array, Bytes, SectionFile, SectionWriter},
     span::LineSpan,
+    term_matrix::TermMatrix,
 };
 
 mod analyzer;
@@ -69,4 +70,5 @@ mod retriever;
 pub mod sections;
 mod span;
 pub mod store;
+mod term_matrix;
 pub mod tokens;

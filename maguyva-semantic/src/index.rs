@@ -14,7 +14,7 @@ use crate::hnsw::{EF_SEARCH, HnswIndex};
 use crate::pack::{Projection, cosine_int8, mean, pack, to_int8, words_for};
 use crate::scan;
 use maguyva_core::store::FormatVersion;
-use maguyva_core::{Array, SectionFile, SectionWriter};
+use maguyva_core::{Array, SectionFile, SectionWriter, TermMatrix};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -159,8 +159,25 @@ impl VectorIndexBuilder {
         documents: &[S],
         dim: usize,
     ) -> Result<(VectorIndex, EmbedStats)> {
-        let (model, dense) =
-            CorpusModel::train_with_vectors(documents, dim, maguyva_core::Analyzer::default())?;
+        let terms = TermMatrix::build(documents, maguyva_core::Analyzer::default());
+        self.build_corpus_from_terms(documents, &terms, dim)
+    }
+
+    /// [`VectorIndexBuilder::build_corpus`] with `documents` already
+    /// analyzed into `terms` (one row each, in order).
+    pub fn build_corpus_from_terms<S: AsRef<str> + Sync>(
+        &self,
+        documents: &[S],
+        terms: &TermMatrix,
+        dim: usize,
+    ) -> Result<(VectorIndex, EmbedStats)> {
+        if terms.documents() != documents.len() {
+            return Err(Error::Model {
+                path: "corpus".into(),
+                reason: "the term matrix does not describe the documents".into(),
+            });
+        }
+        let (model, dense) = CorpusModel::train_from_terms(terms, dim)?;
         let hashes: Array<u64> =
             documents.iter().map(|d| xxhash_rust::xxh3::xxh3_64(d.as_ref().as_bytes())).collect();
         let mut s = Stored { identity: model.identity(), hashes, ..Stored::default() };

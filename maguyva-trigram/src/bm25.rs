@@ -5,9 +5,7 @@
 
 use crate::error::{Error, Result};
 use crate::varint;
-use maguyva_core::{Analyzer, Array, Bytes, ChunkId, SectionFile, SectionWriter};
-use rayon::prelude::*;
-use rustc_hash::FxHashMap;
+use maguyva_core::{Analyzer, Array, Bytes, ChunkId, SectionFile, SectionWriter, TermMatrix};
 use serde::{Deserialize, Serialize};
 
 /// BM25's term-frequency saturation, the customary value.
@@ -91,55 +89,15 @@ pub struct Scored {
 impl Bm25Index {
     /// Indexes documents; document `i` becomes chunk `i`.
     pub fn build<S: AsRef<str> + Sync>(docs: &[S], analyzer: Analyzer) -> Result<Bm25Index> {
-        // Each rayon group of documents builds its own postings with one hash
-        // lookup per token; the groups are then merged. Documents are visited
-        // in order within a group, so a term's last posting is the current
-        // document's when it already occurred there.
-        type Postings = FxHashMap<String, Vec<(u32, u32)>>;
-        const GROUP: usize = 256;
-        let groups: Vec<(Postings, Vec<u32>)> = docs
-            .par_chunks(GROUP)
-            .enumerate()
-            .map(|(g, chunk)| {
-                let mut postings: Postings = FxHashMap::default();
-                let mut lens = Vec::with_capacity(chunk.len());
-                for (i, d) in chunk.iter().enumerate() {
-                    let doc = (g * GROUP + i) as u32;
-                    let mut len = 0u32;
-                    analyzer.for_each_term(d.as_ref(), |t| {
-                        len += 1;
-                        let list = match postings.get_mut(t) {
-                            Some(l) => l,
-                            None => postings.entry(t.to_string()).or_default(),
-                        };
-                        match list.last_mut() {
-                            Some((d, tf)) if *d == doc => *tf += 1,
-                            _ => list.push((doc, 1)),
-                        }
-                    });
-                    lens.push(len);
-                }
-                (postings, lens)
-            })
-            .collect();
-        let mut postings: Postings = FxHashMap::default();
-        let mut doc_len = Vec::with_capacity(docs.len());
-        for (group, lens) in groups {
-            doc_len.extend(lens);
-            for (term, list) in group {
-                match postings.get_mut(&term) {
-                    Some(l) => l.extend(list),
-                    None => {
-                        postings.insert(term, list);
-                    }
-                }
-            }
-        }
-        let mut terms: Vec<(String, Vec<(u32, u32)>)> = postings.into_iter().collect();
-        terms.par_sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        Bm25Index::from_terms(&TermMatrix::build(docs, analyzer))
+    }
+
+    /// An index of documents already analyzed, with the analyzer they were
+    /// analyzed with.
+    pub fn from_terms(matrix: &TermMatrix) -> Result<Bm25Index> {
         let mut builder = fst::MapBuilder::memory();
         let mut blob = Vec::new();
-        for (term, list) in terms {
+        for (term, list) in matrix.terms().iter().zip(matrix.postings()) {
             builder.insert(term.as_bytes(), blob.len() as u64)?;
             varint::push(&mut blob, list.len() as u64);
             let mut prev = 0u32;
@@ -149,6 +107,8 @@ impl Bm25Index {
                 prev = d;
             }
         }
+        let analyzer = matrix.analyzer();
+        let doc_len = matrix.lengths().to_vec();
         let parts = Bm25Parts {
             analyzer,
             terms: Bytes::from_vec(builder.into_inner()?),

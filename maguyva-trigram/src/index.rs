@@ -9,7 +9,8 @@ use crate::trigram;
 use maguyva_core::store::FormatVersion;
 use maguyva_core::{
     Analyzer, Array, ChunkId, ContentStore, FileId, FileRole, FragmentTable, Hit, LineSpan,
-    MatchMode, Modality, Query, Retriever, SectionFile, SectionWriter, file_stem, sort_hits,
+    MatchMode, Modality, Query, Retriever, SectionFile, SectionWriter, TermMatrix, file_stem,
+    sort_hits,
 };
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -108,9 +109,21 @@ impl TextIndexBuilder {
         paths: &[&str],
         roles: &[FileRole],
     ) -> Result<TextIndex> {
+        self.build_from_terms(content, &TermMatrix::build(documents, self.analyzer), paths, roles)
+    }
+
+    /// [`TextIndexBuilder::build`] with the documents already analyzed into
+    /// `terms` (one row per chunk); BM25 keeps the matrix's analyzer.
+    pub fn build_from_terms(
+        &self,
+        content: &ContentStore,
+        terms: &TermMatrix,
+        paths: &[&str],
+        roles: &[FileRole],
+    ) -> Result<TextIndex> {
         let texts: Vec<&str> = (0..content.len()).map(|f| content.text(FileId(f as u32))).collect();
         let trigrams = TrigramPostings::build(&texts);
-        let bm25 = Bm25Index::build(documents, self.analyzer)?;
+        let bm25 = Bm25Index::from_terms(terms)?;
         let names: Vec<&str> = paths.iter().map(|p| file_stem(p)).collect();
         let names = Bm25Index::build(&names, self.analyzer)?;
         let paths_index = Bm25Index::build(paths, self.analyzer)?;

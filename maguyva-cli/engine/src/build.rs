@@ -7,8 +7,9 @@ use super::settings::IndexSettings;
 use super::{FRAGMENTS_FILE, FRAGMENTS_FORMAT, Index, IndexParts};
 use maguyva_ast::{FileOutline, SymbolKind, SymbolTable};
 use maguyva_core::{
-    Analyzer, Bytes, ContentStore, CorpusBuilder, FileEntry, FileId, FileRole, FragmentTable,
-    IndexDir, Language, Manifest, OutlineSpan, Progress, Result, Skipped, store,
+    Analyzer, Bytes, ChunkId, ContentStore, CorpusBuilder, FileEntry, FileId, FileRole,
+    FragmentTable, IndexDir, Language, Manifest, OutlineSpan, Progress, Result, Skipped,
+    TermMatrix, store,
 };
 use maguyva_graph::{
     CallGraph, DefKind, Definition, FileInfo, GraphBuilder, Import, ModuleRoot, Use,
@@ -164,6 +165,7 @@ fn embed(
     settings: &IndexSettings,
     options: BuildOptions,
     documents: &[String],
+    terms: impl FnOnce() -> Option<TermMatrix>,
 ) -> Result<(VectorIndex, Arc<dyn Embedder>, EmbedStats, bool)> {
     let mut builder = VectorIndexBuilder::new();
     builder.hnsw_threshold(settings.hnsw_threshold);
@@ -185,7 +187,10 @@ fn embed(
         let was_kept = kept.is_some();
         let (vectors, stats) = match kept {
             Some(built) => built,
-            None => builder.build_corpus(documents, dimensions)?,
+            None => match terms() {
+                Some(terms) => builder.build_corpus_from_terms(documents, &terms, dimensions)?,
+                None => builder.build_corpus(documents, dimensions)?,
+            },
         };
         let model: Arc<dyn Embedder> = vectors
             .corpus_model()
@@ -669,9 +674,18 @@ pub fn build_index_with(
     let patched = previous.and_then(|g| {
         patched_text_index(&g, &files, &fragments, &content, &documents, &paths, &roles)
     });
+    // A full build analyzes the fragments once, for the keyword index and
+    // for the corpus embedder.
+    let mut doc_terms = None;
     let text = match patched {
         Some(text) => text?,
-        None => TextIndexBuilder::new().build(&content, &documents, &paths, &roles)?,
+        None => {
+            let terms = TermMatrix::build(&documents, Analyzer::default());
+            let text =
+                TextIndexBuilder::new().build_from_terms(&content, &terms, &paths, &roles)?;
+            doc_terms = Some(terms);
+            text
+        }
     };
     stage("text index", &mut t);
 
@@ -683,8 +697,16 @@ pub fn build_index_with(
         .zip(&documents)
         .map(|((_, f), d)| format!("{}\n{d}", paths.get(f.file.index()).copied().unwrap_or("")))
         .collect();
+    let semantic_terms = || {
+        let terms = doc_terms.as_ref()?;
+        let paths = TermMatrix::build(&paths, Analyzer::default());
+        Some(terms.with_prefixes(&paths, |c| {
+            fragments.try_get(ChunkId(c as u32)).map_or(0, |f| f.file.index())
+        }))
+    };
     let (vectors, embedder, embed_stats, model_kept) =
-        embed(dir, settings, options, &semantic_docs)?;
+        embed(dir, settings, options, &semantic_docs, semantic_terms)?;
+    drop(doc_terms);
     drop(semantic_docs);
     drop(documents);
     stage("embed", &mut t);

@@ -9,7 +9,7 @@
 use super::linalg::{gram, orthonormalize, random_signs, symmetric_eigen};
 use super::{Embedder, Role, Vectors};
 use crate::error::{Error, Result};
-use maguyva_core::{Analyzer, Array, Bytes, SectionFile, SectionWriter};
+use maguyva_core::{Analyzer, Array, Bytes, SectionFile, SectionWriter, TermMatrix};
 use rayon::prelude::*;
 use std::collections::HashMap;
 
@@ -77,58 +77,33 @@ impl CorpusModel {
         dim: usize,
         analyzer: Analyzer,
     ) -> Result<(CorpusModel, Vec<f32>)> {
-        // Term counts per document, by hash; each distinct term's text is
-        // kept once per batch of documents, not once per document.
-        const BATCH: usize = 256;
-        type Counts = Vec<(u64, u32)>;
-        let batches: Vec<(Vec<Counts>, HashMap<u64, String>)> = documents
-            .par_chunks(BATCH)
-            .map(|chunk| {
-                let mut names: HashMap<u64, String> = HashMap::new();
-                let mut counts: HashMap<u64, u32> = HashMap::new();
-                let docs = chunk
-                    .iter()
-                    .map(|d| {
-                        counts.clear();
-                        analyzer.for_each_term(d.as_ref(), |t| {
-                            let h = xxhash_rust::xxh3::xxh3_64(t.as_bytes());
-                            *counts.entry(h).or_default() += 1;
-                            names.entry(h).or_insert_with(|| t.to_string());
-                        });
-                        counts.iter().map(|(&h, &c)| (h, c)).collect()
-                    })
-                    .collect();
-                (docs, names)
-            })
-            .collect();
-        let mut names: HashMap<u64, String> = HashMap::new();
-        let mut per_doc: Vec<Vec<(u64, u32)>> = Vec::with_capacity(documents.len());
-        for (docs, batch_names) in batches {
-            per_doc.extend(docs);
-            for (h, n) in batch_names {
-                names.entry(h).or_insert(n);
-            }
-        }
-        let mut df: HashMap<u64, u32> = HashMap::new();
-        for doc in &per_doc {
-            for &(h, _) in doc {
-                *df.entry(h).or_default() += 1;
-            }
-        }
-        let n_docs = per_doc.len().max(1) as f32;
+        CorpusModel::train_from_terms(&TermMatrix::build(documents, analyzer), dim)
+    }
+
+    /// [`CorpusModel::train_with_vectors`] over documents already analyzed;
+    /// the model analyzes queries with the matrix's analyzer.
+    pub fn train_from_terms(matrix: &TermMatrix, dim: usize) -> Result<(CorpusModel, Vec<f32>)> {
+        let analyzer = matrix.analyzer();
+        let df = matrix.document_frequencies();
+        let n_docs = matrix.documents().max(1) as f32;
         // Terms in two documents or more: a term seen once relates to
         // nothing. Except in a small corpus, where the decomposition keeps
         // nearly every direction, so a term seen once still finds its
         // document, and such terms are much of what tells documents apart.
-        let min_df = if per_doc.len() <= SMALL_CORPUS_FACTOR * dim { 1 } else { 2 };
-        let mut terms: Vec<(&str, u64, u32)> = df
-            .into_iter()
-            .filter(|&(_, c)| c >= min_df)
-            .filter_map(|(h, c)| names.get(&h).map(|n| (n.as_str(), h, c)))
+        let min_df = if matrix.documents() <= SMALL_CORPUS_FACTOR * dim { 1 } else { 2 };
+        let mut terms: Vec<(&str, u32, u32)> = matrix
+            .terms()
+            .iter()
+            .zip(&df)
+            .enumerate()
+            .filter(|&(_, (_, &c))| c >= min_df)
+            .map(|(i, (t, &c))| (t.as_str(), i as u32, c))
             .collect();
-        terms.sort_by(|a, b| b.2.cmp(&a.2).then(a.0.cmp(b.0)));
-        terms.truncate(MAX_VOCABULARY);
-        terms.sort_by(|a, b| a.0.cmp(b.0));
+        if terms.len() > MAX_VOCABULARY {
+            terms.sort_by(|a, b| b.2.cmp(&a.2).then(a.0.cmp(b.0)));
+            terms.truncate(MAX_VOCABULARY);
+            terms.sort_by(|a, b| a.0.cmp(b.0));
+        }
         let mut builder = fst::MapBuilder::memory();
         for (i, (t, _, _)) in terms.iter().enumerate() {
             builder
@@ -139,22 +114,26 @@ impl CorpusModel {
             .into_inner()
             .map_err(|e| Error::Model { path: "corpus".into(), reason: e.to_string() })?;
         let idf: Vec<f32> = terms.iter().map(|&(_, _, c)| (1.0 + n_docs / c as f32).ln()).collect();
-        let index: HashMap<u64, u32> =
-            terms.iter().enumerate().map(|(i, &(_, h, _))| (h, i as u32)).collect();
+        // Each matrix term's row in the model, if it has one.
+        let mut index = vec![u32::MAX; matrix.terms().len()];
+        for (row, &(_, t, _)) in terms.iter().enumerate() {
+            index[t as usize] = row as u32;
+        }
         let v = terms.len();
         // Columns of the TF-IDF matrix, unit length.
-        let columns: Vec<Vec<(u32, f32)>> = per_doc
-            .par_iter()
+        let columns: Vec<Vec<(u32, f32)>> = (0..matrix.documents())
+            .into_par_iter()
             .map(|doc| {
-                let mut col: Vec<(u32, f32)> = doc
+                let mut col: Vec<(u32, f32)> = matrix
+                    .document(doc)
                     .iter()
-                    .filter_map(|(h, tf)| {
-                        index.get(h).map(|&i| (i, (1.0 + (*tf as f32).ln()) * idf[i as usize]))
+                    .filter_map(|&(t, tf)| {
+                        let i = *index.get(t as usize)?;
+                        (i != u32::MAX).then(|| (i, (1.0 + (tf as f32).ln()) * idf[i as usize]))
                     })
                     .collect();
                 let norm = col.iter().map(|(_, w)| w * w).sum::<f32>().sqrt().max(1e-12);
                 col.iter_mut().for_each(|(_, w)| *w /= norm);
-                col.sort_unstable_by_key(|&(i, _)| i);
                 col
             })
             .collect();
