@@ -383,22 +383,13 @@ fn fill_dense(s: &mut Stored, dim: usize, dense: &[f32]) {
     s.words = words_for(s.bits);
     s.dense_dim = dim;
     let center = mean(dense, dim);
-    let rows: Vec<(Vec<u64>, f32, Vec<i8>)> = dense
-        .par_chunks_exact(dim.max(1))
-        .map(|row| {
-            let (scale, q) = to_int8(row);
-            (projection.pack(row, &center), scale, q)
-        })
+    let codes: Vec<u64> = dense
+        .par_chunks(dim.max(1) * 64)
+        .flat_map_iter(|rows| projection.pack_rows(rows, &center))
         .collect();
-    let n = rows.len();
-    let mut codes = Vec::with_capacity(n * s.words);
-    let mut scales = Vec::with_capacity(n);
-    let mut int8 = Vec::with_capacity(n * dim);
-    for (code, scale, q) in rows {
-        codes.extend(code);
-        scales.push(scale);
-        int8.extend(q);
-    }
+    let (scales, int8): (Vec<f32>, Vec<Vec<i8>>) =
+        dense.par_chunks_exact(dim.max(1)).map(to_int8).unzip();
+    let int8: Vec<i8> = int8.concat();
     s.center = center.into();
     s.codes = codes.into();
     s.scales = scales.into();

@@ -362,15 +362,24 @@ fn randomized_svd(columns: &[Vec<(u32, f32)>], v: usize, k: usize, l: usize) -> 
 /// `A X` for sparse `A` (by columns, `v` rows) and dense `X` (`d × l`).
 fn times_dense(columns: &[Vec<(u32, f32)>], v: usize, x: &[f32], l: usize) -> Vec<f32> {
     let mut y = vec![0f32; v * l];
-    for (doc, col) in columns.iter().enumerate() {
-        let xr = &x[doc * l..(doc + 1) * l];
-        for &(t, w) in col {
-            let yr = &mut y[t as usize * l..(t as usize + 1) * l];
-            for (a, b) in yr.iter_mut().zip(xr) {
-                *a += w * b;
+    // Each task owns a range of terms (rows of the result) and scans every
+    // column for them: the scan is cheap next to the row updates, and no
+    // two tasks write the same row.
+    let terms_per_task = v.div_ceil(rayon::current_num_threads().max(1) * 4).max(1);
+    y.par_chunks_mut(terms_per_task * l).enumerate().for_each(|(task, part)| {
+        let first = (task * terms_per_task) as u32;
+        let last = first + (part.len() / l.max(1)) as u32;
+        for (doc, col) in columns.iter().enumerate() {
+            let xr = &x[doc * l..(doc + 1) * l];
+            let start = col.partition_point(|&(t, _)| t < first);
+            for &(t, w) in col[start..].iter().take_while(|&&(t, _)| t < last) {
+                let at = (t - first) as usize * l;
+                for (a, b) in part[at..at + l].iter_mut().zip(xr) {
+                    *a += w * b;
+                }
             }
         }
-    }
+    });
     y
 }
 

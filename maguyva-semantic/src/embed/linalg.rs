@@ -7,19 +7,44 @@ use rayon::prelude::*;
 
 /// Gram matrix `Yᵀ Y` of a row-major `rows × cols` matrix.
 pub fn gram(y: &[f32], cols: usize) -> Vec<f64> {
+    if cols == 0 {
+        return Vec::new();
+    }
+    // Rows are taken four at a time, widened to f64 once: each update of
+    // the upper triangle then does four products per load and store of
+    // `G`, which is what bounds this loop.
     let partial = y
         .par_chunks(cols * 1024)
         .map(|block| {
             let mut g = vec![0f64; cols * cols];
-            for row in block.chunks_exact(cols) {
+            let mut wide = vec![0f64; 4 * cols];
+            let mut quads = block.chunks_exact(4 * cols);
+            for quad in &mut quads {
+                wide.iter_mut().zip(quad).for_each(|(w, &x)| *w = f64::from(x));
+                let (r0, rest) = wide.split_at(cols);
+                let (r1, rest) = rest.split_at(cols);
+                let (r2, r3) = rest.split_at(cols);
+                for i in 0..cols {
+                    let (a0, a1, a2, a3) = (r0[i], r1[i], r2[i], r3[i]);
+                    if a0 == 0.0 && a1 == 0.0 && a2 == 0.0 && a3 == 0.0 {
+                        continue;
+                    }
+                    let gi = &mut g[i * cols + i..(i + 1) * cols];
+                    let rows = r0[i..].iter().zip(&r1[i..]).zip(&r2[i..]).zip(&r3[i..]);
+                    for (gij, (((b0, b1), b2), b3)) in gi.iter_mut().zip(rows) {
+                        *gij += a0 * b0 + a1 * b1 + a2 * b2 + a3 * b3;
+                    }
+                }
+            }
+            for row in quads.remainder().chunks_exact(cols) {
                 for i in 0..cols {
                     let a = f64::from(row[i]);
                     if a == 0.0 {
                         continue;
                     }
-                    let gi = &mut g[i * cols..(i + 1) * cols];
-                    for j in i..cols {
-                        gi[j] += a * f64::from(row[j]);
+                    let gi = &mut g[i * cols + i..(i + 1) * cols];
+                    for (gij, &b) in gi.iter_mut().zip(&row[i..]) {
+                        *gij += a * f64::from(b);
                     }
                 }
             }
@@ -65,21 +90,44 @@ fn cholesky(g: &[f64], n: usize) -> Vec<f64> {
     r
 }
 
-/// `Y R⁻¹` in place, for upper-triangular `R`.
+/// The inverse of upper-triangular `R`, itself upper triangular.
+fn invert_upper(r: &[f64], n: usize) -> Vec<f64> {
+    let mut inv = vec![0f64; n * n];
+    // Column j of the inverse solves R x = e_j, bottom up.
+    for j in 0..n {
+        inv[j * n + j] = 1.0 / r[j * n + j];
+        for i in (0..j).rev() {
+            let s: f64 = (i + 1..=j).map(|k| r[i * n + k] * inv[k * n + j]).sum();
+            inv[i * n + j] = -s / r[i * n + i];
+        }
+    }
+    inv
+}
+
+/// `Y R⁻¹` in place, for upper-triangular `R`: each row times the inverse,
+/// row by row of the inverse so that every inner loop reads memory in
+/// order.
 fn solve_upper_right(y: &mut [f32], cols: usize, r: &[f64]) {
-    y.par_chunks_mut(cols).for_each(|row| {
-        let mut x = vec![0f64; cols];
-        for j in 0..cols {
-            let mut s = f64::from(row[j]);
-            for k in 0..j {
-                s -= x[k] * r[k * cols + j];
+    let inv = invert_upper(r, cols);
+    y.par_chunks_mut(cols).for_each_init(
+        || vec![0f64; cols],
+        |x, row| {
+            x.iter_mut().for_each(|v| *v = 0.0);
+            for (k, &yk) in row.iter().enumerate() {
+                let a = f64::from(yk);
+                if a == 0.0 {
+                    continue;
+                }
+                let inv_k = &inv[k * cols + k..(k + 1) * cols];
+                for (o, &b) in x[k..].iter_mut().zip(inv_k) {
+                    *o += a * b;
+                }
             }
-            x[j] = s / r[j * cols + j];
-        }
-        for (o, v) in row.iter_mut().zip(x) {
-            *o = v as f32;
-        }
-    });
+            for (o, &v) in row.iter_mut().zip(x.iter()) {
+                *o = v as f32;
+            }
+        },
+    );
 }
 
 /// Orthonormalizes the columns of a row-major matrix (CholeskyQR, twice for
@@ -310,6 +358,42 @@ mod tests {
             for j in 0..cols {
                 let expect = if i == j { 1.0 } else { 0.0 };
                 assert!((g[i * cols + j] - expect).abs() < 1e-4, "{i},{j}: {}", g[i * cols + j]);
+            }
+        }
+    }
+
+    #[test]
+    fn gram_equals_the_plain_products() {
+        // Rows over one block and not a multiple of four, some all zero.
+        let cols = 7;
+        let mut y = random_signs(1031 * cols, 5);
+        y[3 * cols..6 * cols].iter_mut().for_each(|x| *x = 0.0);
+        let g = gram(&y, cols);
+        for i in 0..cols {
+            for j in 0..cols {
+                let plain: f64 =
+                    y.chunks(cols).map(|r| f64::from(r[i]) * f64::from(r[j])).sum::<f64>();
+                assert!((g[i * cols + j] - plain).abs() < 1e-9, "{i},{j}");
+            }
+        }
+        assert!(gram(&[], 0).is_empty());
+    }
+
+    #[test]
+    fn upper_inverse_undoes_the_factor() {
+        let n = 9;
+        let mut r = vec![0f64; n * n];
+        for (k, x) in random_signs(n * n, 2).into_iter().enumerate() {
+            let (i, j) = (k / n, k % n);
+            if j >= i {
+                r[k] = f64::from(x) + if i == j { 4.0 } else { 0.0 };
+            }
+        }
+        let inv = invert_upper(&r, n);
+        for i in 0..n {
+            for j in 0..n {
+                let p: f64 = (0..n).map(|k| r[i * n + k] * inv[k * n + j]).sum();
+                assert!((p - if i == j { 1.0 } else { 0.0 }).abs() < 1e-12, "{i},{j}");
             }
         }
     }
