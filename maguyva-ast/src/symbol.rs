@@ -159,7 +159,9 @@ pub struct SymbolRef<'a> {
     pub name_line: u32,
     /// The line holding the name, trimmed: usually the signature.
     pub signature: &'a str,
-    /// The documentation comment or docstring, markers removed; may be empty.
+    /// The summary of the documentation comment or docstring (its first
+    /// [`DOC_SUMMARY_WORDS`](crate::DOC_SUMMARY_WORDS) words), markers
+    /// removed; may be empty.
     pub doc: &'a str,
     /// The innermost enclosing symbol's id.
     pub container: Option<u32>,

@@ -188,7 +188,10 @@ impl SymbolTable {
                 s.name_line,
                 s.container.unwrap_or(NO_CONTAINER),
             ]);
-            for text in [&s.name, &s.qualified_name, &s.signature, &s.doc] {
+            // The doc comment's summary is what search and listings use;
+            // the rest stays in the source, and is most of a documented
+            // library's symbol strings.
+            for text in [&s.name, &s.qualified_name, &s.signature, doc_summary(&s.doc)] {
                 texts.extend_from_slice(text.as_bytes());
                 let end = u32::try_from(texts.len())
                     .map_err(|_| Error::Parse("symbol strings exceed 4 GiB".into()))?;

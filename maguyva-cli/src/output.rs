@@ -271,7 +271,7 @@ pub struct SymbolRow {
     pub name_line: u32,
     /// The signature line.
     pub signature: String,
-    /// The doc comment.
+    /// The doc comment's summary (its first 40 words).
     pub doc: String,
 }
 
