@@ -147,6 +147,10 @@ struct SearchArgs {
     /// numbers), or a JSON file laid over the default (doc/ranking.md).
     #[arg(long, value_name = "NAME|FILE", default_value = "default")]
     ranking: String,
+    /// Keep only the results that fit in this many tokens, best first
+    /// (estimated: one per 3 bytes of a result's location and snippet).
+    #[arg(long, value_name = "N", value_parser = token_budget)]
+    max_tokens: Option<usize>,
     /// When to colour output.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     color: ColorChoice,
@@ -326,6 +330,15 @@ fn run(cli: Cli) -> Result<ExitCode> {
     }
 }
 
+/// A token budget: a whole number of at least one.
+fn token_budget(s: &str) -> std::result::Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(0) => Err("a budget of 0 tokens leaves room for nothing; give at least 1".into()),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!("`{s}` is not a number of tokens")),
+    }
+}
+
 fn print(text: &str) -> Result<()> {
     let mut out = std::io::stdout().lock();
     out.write_all(text.as_bytes())?;
@@ -382,6 +395,7 @@ fn search(args: SearchArgs) -> Result<ExitCode> {
         intent: args.intent,
         preset: args.preset,
         explain: args.explain,
+        max_tokens: args.max_tokens,
     };
     // Validate before any indexing work, so a bad query fails fast.
     let query = request.query()?;
@@ -421,6 +435,14 @@ fn search(args: SearchArgs) -> Result<ExitCode> {
         }
         other => other?,
     };
+    if let Some(b) = response.budget.filter(|b| b.left_out > 0) {
+        note(&format!(
+            "{} result{} left out to stay within {} tokens",
+            b.left_out,
+            if b.left_out == 1 { "" } else { "s" },
+            b.max_tokens
+        ));
+    }
     if args.json {
         print(&format!("{}\n", serde_json::to_string_pretty(&response)?))?;
     } else {

@@ -447,6 +447,7 @@ mod tests {
             timings_ms: BTreeMap::new(),
             results: vec![result("let ECONNREFUSED = 1;")],
             explain: None,
+            budget: None,
         };
         let hl = Highlighter::new("ECONNREFUSED", MatchMode::Literal, false);
         let text = render_search(&resp, &hl, Style::new(false));

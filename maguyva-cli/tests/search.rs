@@ -176,3 +176,35 @@ fn symbols_lists_definitions() {
     assert!(one.stdout.starts_with("src/pricing.rs:7  function  apply_discount"), "{}", one.stdout);
     assert_eq!(repo.run(&["symbols", "--name", "nothing_like_this"]).code, 1);
 }
+
+#[test]
+fn a_token_budget_keeps_what_fits_and_says_what_it_left_out() {
+    let repo = Repo::fixture("python");
+    let (run, json) = repo.search_json("how are orders shipped", &["--max-tokens", "60"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let budget = &json["budget"];
+    assert_eq!(budget["max_tokens"], 60);
+    let used: u64 = json["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            let location =
+                format!("{}:{}-{}\n", r["path"].as_str().unwrap(), r["start_line"], r["end_line"]);
+            (location.len() + r["snippet"].as_str().unwrap().len() + 1).div_ceil(3) as u64
+        })
+        .sum();
+    assert!(used <= 60, "{used} tokens");
+    assert_eq!(budget["used_tokens"].as_u64(), Some(used));
+    let left_out = budget["left_out"].as_u64().unwrap();
+    assert!(left_out > 0);
+    assert!(run.stderr.contains(&format!("{left_out} results left out to stay within 60 tokens")));
+    // Without a budget the answer says nothing of one.
+    let (_, json) = repo.search_json("how are orders shipped", &[]);
+    assert!(json.get("budget").is_none());
+    // A budget of nothing is an input error.
+    let run = repo.run(&["search", "orders", "--max-tokens", "0"]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("leaves room for nothing"), "{}", run.stderr);
+    assert!(run.stdout.is_empty());
+}

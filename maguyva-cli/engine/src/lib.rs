@@ -23,6 +23,7 @@
 //! engine needs no HTTP, TLS or tokenizer library.
 #![deny(missing_docs)]
 
+pub mod budget;
 mod build;
 mod embedder;
 mod graph_report;
@@ -34,6 +35,7 @@ pub mod search;
 mod settings;
 mod verify;
 
+pub use budget::BudgetReport;
 pub use build::{BuildOptions, BuildReport, MODEL_DRIFT_LIMIT, build_index, build_index_with};
 pub use embedder::{EmbedderChoice, VOYAGE_KEY_VAR, VOYAGE_URL_VAR};
 pub use graph_report::{

@@ -3,6 +3,7 @@
 //! their lists by weighted RRF, and explain the result on request.
 
 use super::{CentralityScale, Index, RankingConfig};
+use crate::budget::BudgetReport;
 use maguyva_core::{
     ChunkId, FileId, Fragment, Hit, LineSpan, MatchMode, Modality, Query, Result, Retriever,
 };
@@ -44,6 +45,9 @@ pub struct SearchRequest {
     pub preset: Preset,
     /// Add each result's per-modality ranks, contributions and boost.
     pub explain: bool,
+    /// Keep only the results that fit in this many estimated tokens
+    /// ([`crate::budget`]).
+    pub max_tokens: Option<usize>,
 }
 
 impl SearchRequest {
@@ -70,6 +74,7 @@ impl SearchRequest {
             intent: None,
             preset: Preset::Default,
             explain: false,
+            max_tokens: None,
         }
     }
 
@@ -194,6 +199,9 @@ pub struct SearchResponse {
     /// Present with `--explain`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub explain: Option<PlanReport>,
+    /// Present with a token budget: what it kept and left out.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub budget: Option<BudgetReport>,
 }
 
 /// What a query asks, read once: its validated form, its intent, and what
@@ -619,6 +627,11 @@ impl Index {
                 self.definitions_first(&request.text, name, &mut results, request.limit)?;
             }
         }
+        let budget = request.max_tokens.map(|max| {
+            let (kept, report) = crate::budget::pack(std::mem::take(&mut results), max);
+            results = kept;
+            report
+        });
         timings_ms.insert("total".to_string(), start.elapsed().as_secs_f64() * 1000.0);
         let classification = prepared.classification;
         Ok(SearchResponse {
@@ -636,6 +649,7 @@ impl Index {
                 weights: plan.weights,
                 k: plan.k,
             }),
+            budget,
         })
     }
 
