@@ -7,5 +7,6 @@
 
 pub use maguyva_engine as engine;
 pub mod eval;
+pub mod mcp;
 pub mod output;
 pub mod progress;

@@ -40,6 +40,9 @@ enum Command {
     Callers(CallersArgs),
     /// Show what depends, transitively, on a definition or a file.
     Impact(ImpactArgs),
+    /// Serve the tools of this folder's index to a coding agent (Model
+    /// Context Protocol over stdin and stdout).
+    Mcp(McpArgs),
 }
 
 #[derive(Args, Debug, Clone)]
@@ -276,6 +279,15 @@ struct ImpactArgs {
     opts: IndexOpts,
 }
 
+#[derive(Args, Debug)]
+struct McpArgs {
+    /// The folder to serve.
+    #[arg(long, short, default_value = ".")]
+    path: PathBuf,
+    #[command(flatten)]
+    opts: IndexOpts,
+}
+
 #[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
 enum ColorChoice {
     Auto,
@@ -327,7 +339,17 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Symbols(args) => symbols(args),
         Command::Callers(args) => callers(args),
         Command::Impact(args) => impact(args),
+        Command::Mcp(args) => mcp(args),
     }
+}
+
+fn mcp(args: McpArgs) -> Result<ExitCode> {
+    let dir = args.opts.dir(&args.path);
+    let settings = args.opts.settings(&dir);
+    let server = maguyva_cli::mcp::McpServer::open(&args.path, dir, settings)
+        .with_context(|| format!("opening the index of {}", args.path.display()))?;
+    maguyva_cli::mcp::serve(server)?;
+    Ok(ExitCode::SUCCESS)
 }
 
 /// A token budget: a whole number of at least one.

@@ -25,3 +25,6 @@ mod bad_input;
 
 // Evaluation on a benchmark of the fixtures, named rankings, and tuning.
 mod eval;
+
+// The MCP server, driven by a real MCP client over stdio.
+mod mcp;

@@ -391,6 +391,19 @@ pub fn open_fresh(
     }
 }
 
+/// Whether `index` still describes the tree at `root` as `settings` would
+/// index it: the same settings, and no file added, removed or changed (by
+/// size or time; a change that keeps both is caught when the file is read).
+/// Costs a stat of every indexed file while no folder changed.
+pub fn is_current(
+    root: &Path,
+    index: &Index,
+    settings: &IndexSettings,
+    dir: &IndexDir,
+) -> Result<bool> {
+    Ok(staleness(root, index, settings, dir)?.is_none())
+}
+
 /// Why an index cannot answer for the tree as it is.
 enum Stale {
     /// There is none.

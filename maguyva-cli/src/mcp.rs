@@ -1,0 +1,437 @@
+//! `maguyva mcp`: the engine as a Model Context Protocol server over stdio.
+//! The index is opened once and kept; before each call the recorded files
+//! are checked (a stat each), and a tree that changed is refreshed first,
+//! parsing only what changed, so an answer always describes the files as
+//! they are.
+
+use crate::engine::{
+    self, Index, IndexSettings, SearchRequest, SearchResponse, SearchResult, open_fresh,
+};
+use maguyva_core::{IndexDir, MatchMode, Modality, NoProgress};
+use maguyva_fusion::{Intent, Preset};
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::{CallToolResult, ContentBlock, Implementation, ServerCapabilities, ServerConfig};
+use rmcp::{ErrorData, ServerHandler, ServiceExt, schemars, tool, tool_handler, tool_router};
+use serde::{Deserialize, Serialize};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+/// What an agent is told of the server when it connects.
+const INSTRUCTIONS: &str = "Code search over one repository. Use `search` for any question in \
+plain words (how something works, where something is handled); `find_definition` when you \
+know a name and want where it is defined; `find_references` for every place that calls or \
+mentions a name; `impact` before changing something, to see what depends on it; \
+`find_similar` with a piece of code to find code like it; `read` to expand a result into the \
+lines around it. Give `max_tokens` to keep an answer within your context.";
+
+/// Results a tool returns unless told otherwise.
+const DEFAULT_K: usize = 10;
+
+/// Lines `read` returns when no end is given.
+const DEFAULT_READ_LINES: u32 = 200;
+
+/// The server: one repository, its index, and its settings.
+#[derive(Clone)]
+pub struct McpServer {
+    root: PathBuf,
+    dir: IndexDir,
+    settings: IndexSettings,
+    index: Arc<Mutex<Arc<Index>>>,
+    tool_router: ToolRouter<McpServer>,
+}
+
+/// `search`'s arguments.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+pub struct SearchParams {
+    /// The question or text to look for, in plain words; a "double-quoted" query is an exact
+    /// string.
+    pub query: String,
+    /// How many results (one per file). Default 10.
+    pub k: Option<usize>,
+    /// How much work to do: quick (meaning only), default, thorough (all four retrievers).
+    pub preset: Option<String>,
+    /// Force the intent instead of classifying the query: find_definition, find_references,
+    /// understand_code, find_similar, impact_analysis or exact_match.
+    pub intent: Option<String>,
+    /// Run only these retrievers (semantic, text, structural, graph); several are fused.
+    pub modalities: Option<Vec<String>>,
+    /// Keep only the results that fit in this many tokens, best first.
+    pub max_tokens: Option<usize>,
+}
+
+/// Arguments naming one identifier.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+pub struct NameParams {
+    /// The name of a function, type, constant or module, as written in the code.
+    pub name: String,
+    /// How many results (one per file). Default 10.
+    pub k: Option<usize>,
+    /// Keep only the results that fit in this many tokens, best first.
+    pub max_tokens: Option<usize>,
+}
+
+/// `impact`'s arguments.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+pub struct ImpactParams {
+    /// A definition's name, a file path, a folder or a module.
+    pub target: String,
+    /// How many steps of dependents to follow. Default 3.
+    pub depth: Option<u32>,
+    /// How many results (one per file). Default 10.
+    pub k: Option<usize>,
+    /// Keep only the results that fit in this many tokens, best first.
+    pub max_tokens: Option<usize>,
+}
+
+/// `find_similar`'s arguments: a piece of code, or a span of a file.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+pub struct SimilarParams {
+    /// The code to find code like.
+    pub code: Option<String>,
+    /// Or a file (relative to the repository) whose lines to use.
+    pub path: Option<String>,
+    /// The span's first line (1-based). Default 1.
+    pub start_line: Option<u32>,
+    /// The span's last line (inclusive). Default: 50 lines on.
+    pub end_line: Option<u32>,
+    /// How many results (one per file). Default 10.
+    pub k: Option<usize>,
+    /// Keep only the results that fit in this many tokens, best first.
+    pub max_tokens: Option<usize>,
+}
+
+/// `read`'s arguments.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+pub struct ReadParams {
+    /// A file, relative to the repository.
+    pub path: String,
+    /// The first line (1-based). Default 1.
+    pub start_line: Option<u32>,
+    /// The last line (inclusive). Default: 200 lines on.
+    pub end_line: Option<u32>,
+}
+
+/// What `read` returns.
+#[derive(Debug, Serialize)]
+struct ReadAnswer {
+    path: String,
+    start_line: u32,
+    end_line: u32,
+    total_lines: u32,
+    text: String,
+}
+
+/// What `index_status` returns.
+#[derive(Debug, Serialize)]
+struct Status {
+    root: String,
+    index: String,
+    files: usize,
+    fragments: usize,
+    skipped: usize,
+    built_unix_ms: u64,
+    current: bool,
+}
+
+impl McpServer {
+    /// A server for the repository at `root`, its index in `dir`, opened
+    /// (or built) now.
+    pub fn open(
+        root: &Path,
+        dir: IndexDir,
+        settings: IndexSettings,
+    ) -> maguyva_core::Result<McpServer> {
+        let (index, _) = open_fresh(root, &dir, &settings, &NoProgress)?;
+        Ok(McpServer {
+            root: root.to_path_buf(),
+            dir,
+            settings,
+            index: Arc::new(Mutex::new(Arc::new(index))),
+            tool_router: McpServer::tool_router(),
+        })
+    }
+
+    /// The index, refreshed first when the tree changed since it was built.
+    fn current(&self) -> Result<Arc<Index>, String> {
+        let mut slot = self.index.lock().map_err(|_| "the index is unavailable".to_string())?;
+        let fresh = engine::is_current(&self.root, &slot, &self.settings, &self.dir)
+            .map_err(|e| e.to_string())?;
+        if !fresh {
+            let (index, _) = open_fresh(&self.root, &self.dir, &self.settings, &NoProgress)
+                .map_err(|e| format!("refreshing the index: {e}"))?;
+            *slot = Arc::new(index);
+        }
+        Ok(Arc::clone(&slot))
+    }
+
+    /// Runs `request`; a file changed behind the index's back is refreshed
+    /// and the request run again.
+    fn answer(&self, request: &SearchRequest) -> Result<SearchResponse, String> {
+        let index = self.current()?;
+        match index.search(request) {
+            Err(maguyva_core::Error::Changed { .. }) => {
+                let mut slot =
+                    self.index.lock().map_err(|_| "the index is unavailable".to_string())?;
+                let (fresh, _) = open_fresh(&self.root, &self.dir, &self.settings, &NoProgress)
+                    .map_err(|e| format!("refreshing the index: {e}"))?;
+                *slot = Arc::new(fresh);
+                slot.search(request).map_err(|e| e.to_string())
+            }
+            other => other.map_err(|e| e.to_string()),
+        }
+    }
+
+    fn respond(&self, request: SearchRequest) -> Result<CallToolResult, ErrorData> {
+        Ok(match self.answer(&request) {
+            Ok(response) => structured(&response, render(&response)),
+            Err(e) => CallToolResult::error(vec![ContentBlock::text(e)]),
+        })
+    }
+}
+
+/// A request with the tools' common settings.
+fn request(text: &str, k: Option<usize>, max_tokens: Option<usize>) -> SearchRequest {
+    let mut r = SearchRequest::new(text);
+    r.limit = k.unwrap_or(DEFAULT_K).max(1);
+    r.max_tokens = max_tokens.map(|n| n.max(1));
+    r
+}
+
+/// A tool result carrying `value` as structured content and `text` for
+/// clients that show text.
+fn structured(value: &impl Serialize, text: String) -> CallToolResult {
+    match serde_json::to_value(value) {
+        Ok(v) => {
+            let mut result = CallToolResult::structured(v);
+            result.content = vec![ContentBlock::text(text)];
+            result
+        }
+        Err(e) => CallToolResult::error(vec![ContentBlock::text(e.to_string())]),
+    }
+}
+
+fn tool_error(message: impl Into<String>) -> Result<CallToolResult, ErrorData> {
+    Ok(CallToolResult::error(vec![ContentBlock::text(message.into())]))
+}
+
+/// The compact text of an answer: one `path:start-end (score)` line per
+/// result, then its snippet.
+fn render(response: &SearchResponse) -> String {
+    let mut out = String::new();
+    if response.results.is_empty() {
+        out.push_str("nothing found\n");
+    }
+    for r in &response.results {
+        let _ = writeln!(out, "{}:{}-{} ({:.3})", r.path, r.start_line, r.end_line, r.score);
+        write_snippet(&mut out, r);
+    }
+    if let Some(b) = response.budget.filter(|b| b.left_out > 0) {
+        let _ = writeln!(out, "({} left out to stay within {} tokens)", b.left_out, b.max_tokens);
+    }
+    out
+}
+
+fn write_snippet(out: &mut String, r: &SearchResult) {
+    for line in r.snippet.lines() {
+        let _ = writeln!(out, "  {line}");
+    }
+}
+
+#[tool_router(router = tool_router)]
+impl McpServer {
+    /// Search the repository in plain words.
+    #[tool(description = "Search the repository for code that answers a question in plain words \
+        (\"how are sessions signed\", \"where is the retry policy\"), a name, or a \"quoted\" \
+        exact string. Returns the best fragment of each matching file, best first, with its \
+        path, lines, score and the rank each retriever gave it.")]
+    async fn search(
+        &self,
+        Parameters(p): Parameters<SearchParams>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let mut r = request(&p.query, p.k, p.max_tokens);
+        if let Some(preset) = &p.preset {
+            match preset.parse::<Preset>() {
+                Ok(preset) => r.preset = preset,
+                Err(e) => return tool_error(e.to_string()),
+            }
+        }
+        if let Some(intent) = &p.intent {
+            match intent.parse::<Intent>() {
+                Ok(intent) => r.intent = Some(intent),
+                Err(e) => return tool_error(e.to_string()),
+            }
+        }
+        if let Some(names) = p.modalities.filter(|m| !m.is_empty()) {
+            match names.iter().map(|m| m.parse::<Modality>()).collect::<Result<Vec<_>, _>>() {
+                Ok(m) => r.modalities = Some(m),
+                Err(e) => return tool_error(e.to_string()),
+            }
+        }
+        self.respond(r)
+    }
+
+    /// Where a name is defined.
+    #[tool(description = "Find where a function, type, constant or module is defined, given its \
+        name as written in the code (\"parseConfig\", \"Cart::total\"). The definition comes \
+        first.")]
+    async fn find_definition(
+        &self,
+        Parameters(p): Parameters<NameParams>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let mut r = request(&p.name, p.k, p.max_tokens);
+        r.intent = Some(Intent::FindDefinition);
+        self.respond(r)
+    }
+
+    /// Every place that calls or mentions a name.
+    #[tool(description = "Find every file that calls, uses or mentions a name (\"who calls \
+        parseConfig\"), surest first, each shown at the line that refers to it.")]
+    async fn find_references(
+        &self,
+        Parameters(p): Parameters<NameParams>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let mut r = request(&format!("who calls {}", p.name), p.k, p.max_tokens);
+        r.intent = Some(Intent::FindReferences);
+        self.respond(r)
+    }
+
+    /// What depends on a definition, file, folder or module.
+    #[tool(description = "Before changing something, find what depends on it: the files that \
+        import, call or use a definition, file, folder or module, transitively, nearest first.")]
+    async fn impact(
+        &self,
+        Parameters(p): Parameters<ImpactParams>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let mut r = request(&format!("what breaks if I change {}", p.target), p.k, p.max_tokens);
+        r.intent = Some(Intent::ImpactAnalysis);
+        if let Some(depth) = p.depth {
+            r.ranking.graph.impact_depth = depth.clamp(1, 16);
+        }
+        self.respond(r)
+    }
+
+    /// Code like a given piece of code.
+    #[tool(description = "Find code similar to a piece of code (give `code`), or to a span of a \
+        file in the repository (give `path` and lines).")]
+    async fn find_similar(
+        &self,
+        Parameters(p): Parameters<SimilarParams>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let code = match (&p.code, &p.path) {
+            (Some(code), _) if !code.trim().is_empty() => code.clone(),
+            (_, Some(path)) => {
+                let start = p.start_line.unwrap_or(1).max(1);
+                let end = p.end_line.unwrap_or(start + 49).max(start);
+                match read_lines(&self.root, path, start, end) {
+                    Ok(read) => read.text,
+                    Err(e) => return tool_error(e),
+                }
+            }
+            _ => return tool_error("give `code`, or `path` with the lines to compare"),
+        };
+        let mut r = request(&code, p.k, p.max_tokens);
+        r.intent = Some(Intent::FindSimilar);
+        r.mode = MatchMode::Keyword;
+        self.respond(r)
+    }
+
+    /// Lines of a file.
+    #[tool(description = "Read lines of a file in the repository, to expand a search result into \
+        its surroundings. Lines are numbered from 1; at most 200 by default.")]
+    async fn read(
+        &self,
+        Parameters(p): Parameters<ReadParams>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let start = p.start_line.unwrap_or(1).max(1);
+        let end = p.end_line.unwrap_or(start + DEFAULT_READ_LINES - 1).max(start);
+        match read_lines(&self.root, &p.path, start, end) {
+            Ok(read) => {
+                let mut text = String::new();
+                for (i, line) in read.text.lines().enumerate() {
+                    let _ = writeln!(text, "{:>6}  {line}", read.start_line as usize + i);
+                }
+                Ok(structured(&read, text))
+            }
+            Err(e) => tool_error(e),
+        }
+    }
+
+    /// The index: what it holds and whether it is current.
+    #[tool(description = "Describe the index: the repository, how many files and fragments it \
+        holds, when it was built, and whether it matches the files as they are now.")]
+    async fn index_status(&self) -> Result<CallToolResult, ErrorData> {
+        let index = match self.index.lock() {
+            Ok(slot) => Arc::clone(&slot),
+            Err(_) => return tool_error("the index is unavailable"),
+        };
+        let current = engine::is_current(&self.root, &index, &self.settings, &self.dir);
+        let m = &index.manifest;
+        let status = Status {
+            root: m.root.display().to_string(),
+            index: self.dir.path().display().to_string(),
+            files: m.files.len(),
+            fragments: m.fragments,
+            skipped: m.skipped.len(),
+            built_unix_ms: m.created_unix_ms,
+            current: current.unwrap_or(false),
+        };
+        let text = format!(
+            "{}: {} files, {} fragments, {}\n",
+            status.root,
+            status.files,
+            status.fragments,
+            if status.current { "current" } else { "out of date (refreshed on the next call)" }
+        );
+        Ok(structured(&status, text))
+    }
+}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for McpServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("maguyva", env!("CARGO_PKG_VERSION")))
+            .with_instructions(INSTRUCTIONS)
+    }
+}
+
+/// Lines `start..=end` of the file at `rel` under `root`, refusing any path
+/// that leads outside it.
+fn read_lines(root: &Path, rel: &str, start: u32, end: u32) -> Result<ReadAnswer, String> {
+    let root = root.canonicalize().map_err(|e| format!("{}: {e}", root.display()))?;
+    let path = root.join(rel).canonicalize().map_err(|e| format!("{rel}: {e}"))?;
+    if !path.starts_with(&root) {
+        return Err(format!("{rel} is outside the repository"));
+    }
+    let bytes = std::fs::read(&path).map_err(|e| format!("{rel}: {e}"))?;
+    if maguyva_core::is_binary(&bytes) {
+        return Err(format!("{rel} is a binary file"));
+    }
+    let text = String::from_utf8_lossy(&bytes);
+    let total = text.lines().count() as u32;
+    if start > total.max(1) {
+        return Err(format!("{rel} has {total} lines; line {start} is past its end"));
+    }
+    let end = end.min(total);
+    let lines: Vec<&str> =
+        text.lines().skip(start as usize - 1).take((end + 1 - start) as usize).collect();
+    Ok(ReadAnswer {
+        path: rel.to_string(),
+        start_line: start,
+        end_line: end,
+        total_lines: total,
+        text: lines.join("\n"),
+    })
+}
+
+/// Serves MCP over stdin and stdout until the client disconnects.
+pub fn serve(server: McpServer) -> anyhow::Result<()> {
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    runtime.block_on(async move {
+        let service = server.serve(rmcp::transport::stdio()).await?;
+        service.waiting().await?;
+        Ok(())
+    })
+}

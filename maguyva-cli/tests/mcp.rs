@@ -1,0 +1,188 @@
+use crate::util::Repo;
+use rmcp::ServiceExt;
+use rmcp::model::{CallToolRequestParams, CallToolResult};
+use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
+use serde_json::{Value, json};
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
+
+const TOOLS: [&str; 7] = [
+    "find_definition",
+    "find_references",
+    "find_similar",
+    "impact",
+    "index_status",
+    "read",
+    "search",
+];
+
+fn args(v: Value) -> CallToolRequestParams {
+    CallToolRequestParams::new("").with_arguments(v.as_object().cloned().unwrap_or_default())
+}
+
+fn call(name: &'static str, v: Value) -> CallToolRequestParams {
+    let mut p = args(v);
+    p.name = name.into();
+    p
+}
+
+fn paths(result: &CallToolResult) -> Vec<String> {
+    result
+        .structured_content
+        .as_ref()
+        .and_then(|v| v["results"].as_array())
+        .map_or_else(Vec::new, |rs| {
+            rs.iter().filter_map(|r| r["path"].as_str().map(str::to_string)).collect()
+        })
+}
+
+fn text(result: &CallToolResult) -> String {
+    result.content.iter().filter_map(|c| c.as_text().map(|t| t.text.clone())).collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_lists_and_calls_every_tool_and_sees_edits() {
+    let repo = Repo::fixture("python");
+    let root = repo.path().to_path_buf();
+    let transport = TokioChildProcess::new(
+        tokio::process::Command::new(env!("CARGO_BIN_EXE_maguyva")).configure(|cmd| {
+            cmd.arg("mcp").current_dir(&root);
+        }),
+    )
+    .unwrap();
+    let client = ().serve(transport).await.unwrap();
+    let info = client.peer_info().unwrap();
+    assert_eq!(info.server_info.as_ref().map(|s| s.name.as_str()), Some("maguyva"));
+    assert!(info.instructions.as_deref().unwrap_or("").contains("find_definition"));
+
+    let mut names: Vec<String> =
+        client.list_all_tools().await.unwrap().into_iter().map(|t| t.name.to_string()).collect();
+    names.sort();
+    assert_eq!(names, TOOLS);
+
+    let r = client
+        .call_tool(call(
+            "search",
+            json!({"query": "reduce a price by a percentage discount", "k": 3}),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(r.is_error, Some(false));
+    assert_eq!(paths(&r).first().map(String::as_str), Some("shop/pricing.py"));
+    assert!(text(&r).starts_with("shop/pricing.py:"));
+    let first = &r.structured_content.as_ref().unwrap()["results"][0];
+    assert!(first["ranks"].is_object() && first["start_line"].is_u64());
+
+    let r =
+        client.call_tool(call("find_definition", json!({"name": "apply_discount"}))).await.unwrap();
+    assert_eq!(paths(&r).first().map(String::as_str), Some("shop/pricing.py"));
+
+    let r =
+        client.call_tool(call("find_references", json!({"name": "total_with_tax"}))).await.unwrap();
+    assert!(paths(&r).contains(&"shop/cart.py".to_string()), "{:?}", paths(&r));
+
+    let r = client
+        .call_tool(call("impact", json!({"target": "shop/pricing.py", "depth": 2})))
+        .await
+        .unwrap();
+    assert!(paths(&r).contains(&"shop/cart.py".to_string()), "{:?}", paths(&r));
+
+    let r = client
+        .call_tool(call(
+            "find_similar",
+            json!({"path": "shop/pricing.py", "start_line": 6, "end_line": 9}),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(r.is_error, Some(false));
+    assert!(!paths(&r).is_empty());
+
+    let r = client
+        .call_tool(call("read", json!({"path": "shop/pricing.py", "start_line": 2, "end_line": 3})))
+        .await
+        .unwrap();
+    let read = r.structured_content.unwrap();
+    let source = std::fs::read_to_string(root.join("shop/pricing.py")).unwrap();
+    let lines: Vec<&str> = source.lines().skip(1).take(2).collect();
+    assert_eq!(read["text"], lines.join("\n"));
+
+    let r = client.call_tool(call("index_status", json!({}))).await.unwrap();
+    let status = r.structured_content.unwrap();
+    assert_eq!(status["current"], true);
+    assert!(status["files"].as_u64().unwrap() >= 5);
+
+    // Tool errors are results with a message, and the server carries on.
+    let r = client.call_tool(call("read", json!({"path": "../outside.txt"}))).await.unwrap();
+    assert_eq!(r.is_error, Some(true));
+    assert!(text(&r).contains("outside.txt"));
+    let r =
+        client.call_tool(call("search", json!({"query": "x", "preset": "turbo"}))).await.unwrap();
+    assert_eq!(r.is_error, Some(true));
+
+    // A budget bounds the answer.
+    let r = client
+        .call_tool(call("search", json!({"query": "how are orders shipped", "max_tokens": 40})))
+        .await
+        .unwrap();
+    let budget = &r.structured_content.as_ref().unwrap()["budget"];
+    assert!(budget["used_tokens"].as_u64().unwrap() <= 40);
+
+    // An edit is seen by the next call.
+    repo.write(
+        "shop/returns.py",
+        "def refund_damaged_parcel(order):\n    \"\"\"Refunds a parcel that arrived damaged.\"\"\"\n    return order\n",
+    );
+    let r = client
+        .call_tool(call("find_definition", json!({"name": "refund_damaged_parcel"})))
+        .await
+        .unwrap();
+    assert_eq!(paths(&r).first().map(String::as_str), Some("shop/returns.py"));
+    client.cancel().await.unwrap();
+}
+
+#[test]
+fn malformed_requests_get_errors_and_the_server_carries_on() {
+    let repo = Repo::fixture("python");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_maguyva"))
+        .arg("mcp")
+        .current_dir(repo.path())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut send = |line: &str| writeln!(stdin, "{line}").unwrap();
+    let mut answer = || {
+        let mut line = String::new();
+        out.read_line(&mut line).unwrap();
+        serde_json::from_str::<Value>(&line).unwrap()
+    };
+    send(
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+    );
+    assert_eq!(answer()["id"], 1);
+    send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    send("this is not JSON");
+    send(
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"no_such_tool","arguments":{}}}"#,
+    );
+    let a = answer();
+    assert_eq!(a["id"], 2);
+    assert!(a["error"]["message"].is_string(), "{a}");
+    send(
+        r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"search","arguments":{"k":"ten"}}}"#,
+    );
+    let a = answer();
+    assert_eq!(a["id"], 3);
+    assert!(a["error"].is_object() || a["result"]["isError"] == true, "{a}");
+    send(
+        r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"search","arguments":{"query":"apply discount"}}}"#,
+    );
+    let a = answer();
+    assert_eq!(a["id"], 4);
+    assert_eq!(a["result"]["isError"], false, "{a}");
+    let _ = child.kill();
+    let _ = child.wait();
+}
