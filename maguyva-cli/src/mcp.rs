@@ -1,8 +1,9 @@
 //! `maguyva mcp`: the engine as a Model Context Protocol server over stdio.
-//! The index is opened once and kept; before each call the recorded files
-//! are checked (a stat each), and a tree that changed is refreshed first,
-//! parsing only what changed, so an answer always describes the files as
-//! they are.
+//! The index is opened once and kept warm. A file watcher sees the tree
+//! change; after a short quiet spell the index is refreshed in the
+//! background, parsing only what changed, while calls go on answering from
+//! the last good index (and say that a refresh is under way). Where no
+//! watcher can be had, each call checks the indexed files first instead.
 
 use crate::engine::{
     self, Index, IndexSettings, SearchRequest, SearchResponse, SearchResult, open_fresh,
@@ -16,7 +17,10 @@ use rmcp::{ErrorData, ServerHandler, ServiceExt, schemars, tool, tool_handler, t
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 /// What an agent is told of the server when it connects.
 const INSTRUCTIONS: &str = "Code search over one repository. Use `search` for any question in \
@@ -32,14 +36,28 @@ const DEFAULT_K: usize = 10;
 /// Lines `read` returns when no end is given.
 const DEFAULT_READ_LINES: u32 = 200;
 
+/// How long the tree must stay quiet after a change before the index is
+/// refreshed: an editor's save, a formatter or a checkout writes several
+/// files in a burst, and one refresh should take them all.
+const QUIET: Duration = Duration::from_millis(100);
+
 /// The server: one repository, its index, and its settings.
 #[derive(Clone)]
 pub struct McpServer {
+    state: Arc<State>,
+    tool_router: ToolRouter<McpServer>,
+}
+
+/// What every call and the watcher's thread share.
+struct State {
     root: PathBuf,
     dir: IndexDir,
     settings: IndexSettings,
-    index: Arc<Mutex<Arc<Index>>>,
-    tool_router: ToolRouter<McpServer>,
+    index: Mutex<Arc<Index>>,
+    /// A refresh is under way; calls answer from the index before it.
+    refreshing: AtomicBool,
+    /// The watcher, while it runs; without one, calls check the tree.
+    watcher: Mutex<Option<notify::RecommendedWatcher>>,
 }
 
 /// `search`'s arguments.
@@ -133,51 +151,53 @@ struct Status {
     skipped: usize,
     built_unix_ms: u64,
     current: bool,
+    refreshing: bool,
+    watching: bool,
 }
 
 impl McpServer {
     /// A server for the repository at `root`, its index in `dir`, opened
-    /// (or built) now.
+    /// (or built) now, and kept fresh by a watcher of the tree.
     pub fn open(
         root: &Path,
         dir: IndexDir,
         settings: IndexSettings,
     ) -> maguyva_core::Result<McpServer> {
-        let (index, _) = open_fresh(root, &dir, &settings, &NoProgress)?;
-        Ok(McpServer {
-            root: root.to_path_buf(),
+        let root = maguyva_core::canonical_root(root)?;
+        let (index, _) = open_fresh(&root, &dir, &settings, &NoProgress)?;
+        let state = Arc::new(State {
+            root,
             dir,
             settings,
-            index: Arc::new(Mutex::new(Arc::new(index))),
-            tool_router: McpServer::tool_router(),
-        })
-    }
-
-    /// The index, refreshed first when the tree changed since it was built.
-    fn current(&self) -> Result<Arc<Index>, String> {
-        let mut slot = self.index.lock().map_err(|_| "the index is unavailable".to_string())?;
-        let fresh = engine::is_current(&self.root, &slot, &self.settings, &self.dir)
-            .map_err(|e| e.to_string())?;
-        if !fresh {
-            let (index, _) = open_fresh(&self.root, &self.dir, &self.settings, &NoProgress)
-                .map_err(|e| format!("refreshing the index: {e}"))?;
-            *slot = Arc::new(index);
+            index: Mutex::new(Arc::new(index)),
+            refreshing: AtomicBool::new(false),
+            watcher: Mutex::new(None),
+        });
+        if let Err(e) = watch(&state) {
+            eprintln!("maguyva: no file watcher ({e}); each call checks the files first");
         }
-        Ok(Arc::clone(&slot))
+        Ok(McpServer { state, tool_router: McpServer::tool_router() })
     }
 
-    /// Runs `request`; a file changed behind the index's back is refreshed
-    /// and the request run again.
+    /// The index to answer from: the current one, or, without a watcher,
+    /// the index refreshed first when the tree changed.
+    fn current(&self) -> Result<Arc<Index>, String> {
+        let s = &self.state;
+        let index = s.index();
+        let watching = s.watcher.lock().is_ok_and(|w| w.is_some());
+        if watching || engine::is_current(&s.root, &index, &s.settings, &s.dir).unwrap_or(false) {
+            return Ok(index);
+        }
+        s.refresh()
+    }
+
+    /// Runs `request`; a file changed behind the index's back (before the
+    /// watcher's refresh) is refreshed now and the request run again.
     fn answer(&self, request: &SearchRequest) -> Result<SearchResponse, String> {
         let index = self.current()?;
         match index.search(request) {
             Err(maguyva_core::Error::Changed { .. }) => {
-                let mut slot =
-                    self.index.lock().map_err(|_| "the index is unavailable".to_string())?;
-                let (fresh, _) = open_fresh(&self.root, &self.dir, &self.settings, &NoProgress)
-                    .map_err(|e| format!("refreshing the index: {e}"))?;
-                *slot = Arc::new(fresh);
-                slot.search(request).map_err(|e| e.to_string())
+                self.state.refresh()?.search(request).map_err(|e| e.to_string())
             }
             other => other.map_err(|e| e.to_string()),
         }
@@ -185,10 +205,118 @@ impl McpServer {
 
     fn respond(&self, request: SearchRequest) -> Result<CallToolResult, ErrorData> {
         Ok(match self.answer(&request) {
-            Ok(response) => structured(&response, render(&response)),
+            Ok(response) => {
+                let refreshing = self.state.refreshing.load(Ordering::Relaxed);
+                let mut text = render(&response);
+                if refreshing {
+                    text.push_str("(the index is being refreshed; this answer is from before)\n");
+                }
+                match serde_json::to_value(&response) {
+                    Ok(mut v) => {
+                        if let Some(o) = v.as_object_mut() {
+                            o.insert("refreshing".into(), refreshing.into());
+                        }
+                        structured(&v, text)
+                    }
+                    Err(e) => CallToolResult::error(vec![ContentBlock::text(e.to_string())]),
+                }
+            }
             Err(e) => CallToolResult::error(vec![ContentBlock::text(e)]),
         })
     }
+}
+
+impl State {
+    fn index(&self) -> Arc<Index> {
+        match self.index.lock() {
+            Ok(slot) => Arc::clone(&slot),
+            Err(poisoned) => Arc::clone(&poisoned.into_inner()),
+        }
+    }
+
+    /// Refreshes the index when the tree no longer matches it, and returns
+    /// the index to answer from.
+    fn refresh(&self) -> Result<Arc<Index>, String> {
+        let current = self.index();
+        if engine::is_current(&self.root, &current, &self.settings, &self.dir).unwrap_or(false) {
+            return Ok(current);
+        }
+        self.refreshing.store(true, Ordering::Relaxed);
+        let fresh = open_fresh(&self.root, &self.dir, &self.settings, &NoProgress);
+        self.refreshing.store(false, Ordering::Relaxed);
+        let (index, _) = fresh.map_err(|e| format!("refreshing the index: {e}"))?;
+        let index = Arc::new(index);
+        if let Ok(mut slot) = self.index.lock() {
+            *slot = Arc::clone(&index);
+        }
+        Ok(index)
+    }
+}
+
+/// Starts the watcher of `state`'s tree and the thread that refreshes the
+/// index after each burst of changes.
+fn watch(state: &Arc<State>) -> notify::Result<()> {
+    use notify::Watcher;
+    let (tx, rx) = channel();
+    let mut watcher = notify::recommended_watcher(tx)?;
+    watcher.watch(&state.root, notify::RecursiveMode::Recursive)?;
+    if let Ok(mut slot) = state.watcher.lock() {
+        *slot = Some(watcher);
+    }
+    let index_dir =
+        state.dir.path().canonicalize().unwrap_or_else(|_| state.dir.path().to_path_buf());
+    // The thread holds the state weakly: it ends with the server.
+    let weak = Arc::downgrade(state);
+    std::thread::Builder::new().name("maguyva-watch".into()).spawn(move || {
+        // Bursts that touch only the index folder (the refreshes' own
+        // writes) or hidden folders are let pass.
+        while let Some(relevant) = next_burst(&rx, &weak, &index_dir) {
+            let Some(state) = weak.upgrade() else { return };
+            if relevant && let Err(e) = state.refresh() {
+                eprintln!("maguyva: {e}");
+            }
+        }
+    })?;
+    Ok(())
+}
+
+/// Waits for a burst of events and its quiet end; `Some(true)` when it
+/// touched the indexed tree, `None` when the watcher or the server is gone.
+fn next_burst(
+    rx: &Receiver<notify::Result<notify::Event>>,
+    state: &std::sync::Weak<State>,
+    index_dir: &Path,
+) -> Option<bool> {
+    let root = state.upgrade()?.root.clone();
+    let mut relevant = touches_tree(&rx.recv().ok()?, &root, index_dir);
+    loop {
+        match rx.recv_timeout(QUIET) {
+            Ok(event) => relevant |= touches_tree(&event, &root, index_dir),
+            Err(RecvTimeoutError::Timeout) => return Some(relevant),
+            Err(RecvTimeoutError::Disconnected) => return None,
+        }
+    }
+}
+
+/// Whether an event may change what is indexed: a write, creation, removal
+/// or rename of a path outside the index folder and outside hidden folders
+/// (`.git`). Reads are not changes (the server's own reads raise them).
+fn touches_tree(event: &notify::Result<notify::Event>, root: &Path, index_dir: &Path) -> bool {
+    use notify::EventKind;
+    use notify::event::{MetadataKind, ModifyKind};
+    let Ok(event) = event else { return true };
+    let changes = match event.kind {
+        EventKind::Access(_) => false,
+        EventKind::Modify(ModifyKind::Metadata(m)) => !matches!(m, MetadataKind::AccessTime),
+        _ => true,
+    };
+    changes
+        && event.paths.iter().any(|p| {
+            !p.starts_with(index_dir)
+                && !p.strip_prefix(root).is_ok_and(|rel| {
+                    rel.components().any(|c| c.as_os_str().to_string_lossy().starts_with('.'))
+                })
+        })
 }
 
 /// A request with the tools' common settings.
@@ -324,7 +452,7 @@ impl McpServer {
             (_, Some(path)) => {
                 let start = p.start_line.unwrap_or(1).max(1);
                 let end = p.end_line.unwrap_or(start + 49).max(start);
-                match read_lines(&self.root, path, start, end) {
+                match read_lines(&self.state.root, path, start, end) {
                     Ok(read) => read.text,
                     Err(e) => return tool_error(e),
                 }
@@ -346,7 +474,7 @@ impl McpServer {
     ) -> Result<CallToolResult, ErrorData> {
         let start = p.start_line.unwrap_or(1).max(1);
         let end = p.end_line.unwrap_or(start + DEFAULT_READ_LINES - 1).max(start);
-        match read_lines(&self.root, &p.path, start, end) {
+        match read_lines(&self.state.root, &p.path, start, end) {
             Ok(read) => {
                 let mut text = String::new();
                 for (i, line) in read.text.lines().enumerate() {
@@ -362,27 +490,27 @@ impl McpServer {
     #[tool(description = "Describe the index: the repository, how many files and fragments it \
         holds, when it was built, and whether it matches the files as they are now.")]
     async fn index_status(&self) -> Result<CallToolResult, ErrorData> {
-        let index = match self.index.lock() {
-            Ok(slot) => Arc::clone(&slot),
-            Err(_) => return tool_error("the index is unavailable"),
-        };
-        let current = engine::is_current(&self.root, &index, &self.settings, &self.dir);
+        let s = &self.state;
+        let index = s.index();
+        let current = engine::is_current(&s.root, &index, &s.settings, &s.dir);
         let m = &index.manifest;
         let status = Status {
             root: m.root.display().to_string(),
-            index: self.dir.path().display().to_string(),
+            index: s.dir.path().display().to_string(),
             files: m.files.len(),
             fragments: m.fragments,
             skipped: m.skipped.len(),
             built_unix_ms: m.created_unix_ms,
             current: current.unwrap_or(false),
+            refreshing: s.refreshing.load(Ordering::Relaxed),
+            watching: s.watcher.lock().is_ok_and(|w| w.is_some()),
         };
         let text = format!(
             "{}: {} files, {} fragments, {}\n",
             status.root,
             status.files,
             status.fragments,
-            if status.current { "current" } else { "out of date (refreshed on the next call)" }
+            if status.current { "current" } else { "out of date (being refreshed)" }
         );
         Ok(structured(&status, text))
     }

@@ -132,11 +132,22 @@ async fn a_client_lists_and_calls_every_tool_and_sees_edits() {
         "shop/returns.py",
         "def refund_damaged_parcel(order):\n    \"\"\"Refunds a parcel that arrived damaged.\"\"\"\n    return order\n",
     );
-    let r = client
-        .call_tool(call("find_definition", json!({"name": "refund_damaged_parcel"})))
-        .await
-        .unwrap();
-    assert_eq!(paths(&r).first().map(String::as_str), Some("shop/returns.py"));
+    // The watcher refreshes the index after a quiet spell; until then the
+    // answer comes from the index before the edit.
+    let started = std::time::Instant::now();
+    loop {
+        let r = client
+            .call_tool(call("find_definition", json!({"name": "refund_damaged_parcel"})))
+            .await
+            .unwrap();
+        if paths(&r).first().map(String::as_str) == Some("shop/returns.py") {
+            break;
+        }
+        assert!(started.elapsed().as_secs() < 30, "the edit was never seen: {:?}", paths(&r));
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let r = client.call_tool(call("index_status", json!({}))).await.unwrap();
+    assert_eq!(r.structured_content.unwrap()["watching"], true);
     client.cancel().await.unwrap();
 }
 
