@@ -370,10 +370,8 @@ impl StructuralRetriever {
             }
             for i in seen {
                 let (count, weight) = matched[i as usize];
-                let Some(sym) = self.table.get(SymbolId(i)) else { continue };
                 // Stemming does not change how many words a name has.
-                let mut parts = 0;
-                maguyva_core::tokens::for_each_token(sym.name, |_| parts += 1);
+                let Some(parts) = self.table.name_tokens(SymbolId(i)) else { continue };
                 let coverage = weight / total.max(f32::EPSILON)
                     * (count as f32 / parts.max(1) as f32).min(1.0);
                 bump(SymbolId(i), p.sub_words * coverage);

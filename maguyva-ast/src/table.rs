@@ -22,8 +22,13 @@ pub const SYMBOLS_FILE: &str = "symbols.mgv";
 
 /// Symbol table format. Changelog: v1 initial; v2 adds the doc-summary
 /// word dictionary; v3 sections read in place (fixed-width records and a
-/// string blob).
-pub const SYMBOLS_FORMAT: FormatVersion = FormatVersion { kind: *b"SYMB", current: 3, oldest: 3 };
+/// string blob); v4 a record's first number also holds how many tokens the
+/// name has, so ranking by name words never tokenizes names.
+pub const SYMBOLS_FORMAT: FormatVersion = FormatVersion { kind: *b"SYMB", current: 4, oldest: 4 };
+
+/// Bits of a record's first number that hold the kind; the next 8 hold the
+/// name's token count (at most 255).
+const KIND_BITS: u32 = 8;
 
 /// `u32`s per symbol record: kind, file, first line, last line, name line,
 /// container (`u32::MAX` for none).
@@ -180,8 +185,9 @@ impl SymbolTable {
         let mut texts = Vec::new();
         text_offsets.push(0u32);
         for s in &symbols {
+            let tokens = maguyva_core::tokens::count_tokens(&s.name).min(255) as u32;
             records.extend([
-                s.kind as u32,
+                s.kind as u32 | tokens << KIND_BITS,
                 s.file.0,
                 s.lines.start(),
                 s.lines.end(),
@@ -229,6 +235,13 @@ impl SymbolTable {
         std::str::from_utf8(bytes).unwrap_or("")
     }
 
+    /// How many tokens the name of the symbol with id `id` has (the
+    /// analyzer's, before stemming; at most 255).
+    pub fn name_tokens(&self, id: SymbolId) -> Option<usize> {
+        let kind = self.records.get(id.index() * RECORD)?;
+        Some((kind >> KIND_BITS & 0xff) as usize)
+    }
+
     /// The symbol with id `id`.
     pub fn get(&self, id: SymbolId) -> Option<SymbolRef<'_>> {
         let i = id.index();
@@ -237,7 +250,10 @@ impl SymbolTable {
         Some(SymbolRef {
             name: self.text(s),
             qualified_name: self.text(s + 1),
-            kind: SymbolKind::ALL.get(r[0] as usize).copied().unwrap_or(SymbolKind::Function),
+            kind: SymbolKind::ALL
+                .get((r[0] & ((1 << KIND_BITS) - 1)) as usize)
+                .copied()
+                .unwrap_or(SymbolKind::Function),
             file: FileId(r[1]),
             lines: LineSpan::new(r[2], r[3]),
             name_line: r[4],
@@ -338,7 +354,8 @@ impl SymbolTable {
                 .chain(&*t.doc_words.ids)
                 .all(|&i| (i as usize) < n)
             && t.records.chunks_exact(RECORD).all(|r| {
-                (r[0] as usize) < SymbolKind::ALL.len()
+                ((r[0] & ((1 << KIND_BITS) - 1)) as usize) < SymbolKind::ALL.len()
+                    && r[0] >> (KIND_BITS + 8) == 0
                     && (r[1] as usize) < files
                     && (r[5] == NO_CONTAINER || (r[5] as usize) < n)
             });
@@ -386,5 +403,12 @@ mod tests {
         assert_eq!(again.len(), 3);
         assert_eq!(again.by_normalized_name("loadfile").count(), 1);
         assert!(SymbolTable::load(dir.path(), 5).is_err());
+        // Each record keeps its kind beside the count of its name's tokens.
+        for (id, sym) in again.iter() {
+            let expected = maguyva_core::tokens::count_tokens(sym.name);
+            assert_eq!(again.name_tokens(id), Some(expected), "{}", sym.name);
+            assert_eq!(sym.kind, t.get(id).map(|s| s.kind).unwrap_or(SymbolKind::Macro));
+        }
+        assert!(again.iter().any(|(id, _)| again.name_tokens(id) > Some(1)));
     }
 }

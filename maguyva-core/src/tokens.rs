@@ -33,6 +33,33 @@ pub fn for_each_token(text: &str, mut f: impl FnMut(&str)) {
     }
 }
 
+/// The number of tokens [`for_each_token`] gives for `text`, counted
+/// without making them.
+pub fn count_tokens(text: &str) -> usize {
+    let mut n = 0;
+    for word in words(text) {
+        let mut parts = 0;
+        for part in split_identifier(word) {
+            parts += 1;
+            n += usize::from(token_length_fits(part));
+        }
+        // The whole identifier: its parts joined, so its length is theirs.
+        if parts > 1 {
+            let whole: usize = split_identifier(word).map(char_len).sum();
+            n += usize::from((MIN_TOKEN_LEN..=MAX_TOKEN_LEN).contains(&whole));
+        }
+    }
+    n
+}
+
+fn char_len(part: &str) -> usize {
+    if part.is_ascii() { part.len() } else { part.chars().count() }
+}
+
+fn token_length_fits(part: &str) -> bool {
+    (MIN_TOKEN_LEN..=MAX_TOKEN_LEN).contains(&char_len(part))
+}
+
 /// English function words: they say how a question is phrased, not what it
 /// is about.
 const FUNCTION_WORDS: &[&str] = &[
@@ -75,8 +102,7 @@ pub fn tokens(text: &str) -> Vec<String> {
 }
 
 fn emit(part: &str, buf: &mut String, f: &mut impl FnMut(&str)) {
-    let n = if part.is_ascii() { part.len() } else { part.chars().count() };
-    if !(MIN_TOKEN_LEN..=MAX_TOKEN_LEN).contains(&n) {
+    if !token_length_fits(part) {
         return;
     }
     buf.clear();
@@ -319,6 +345,11 @@ mod tests {
             let fast: Vec<&str> = split_identifier(&ident).collect();
             let general: Vec<&str> = SubWords { rest: &ident, ascii: false }.collect();
             proptest::prop_assert_eq!(fast, general);
+        }
+
+        #[test]
+        fn counting_tokens_equals_making_them(text in "[a-zA-Z0-9_ .éİ—(]{0,80}") {
+            proptest::prop_assert_eq!(count_tokens(&text), tokens(&text).len());
         }
 
         #[test]
