@@ -66,8 +66,9 @@ pub struct SearchParams {
     /// The question or text to look for, in plain words; a "double-quoted" query is an exact
     /// string.
     pub query: String,
-    /// How many results (one per file). Default 10.
-    pub k: Option<usize>,
+    /// How many results, and how many tokens they may take.
+    #[serde(flatten)]
+    pub size: AnswerSize,
     /// How much work to do: quick (meaning only), default, thorough (all four retrievers).
     pub preset: Option<String>,
     /// Force the intent instead of classifying the query: find_definition, find_references,
@@ -75,6 +76,13 @@ pub struct SearchParams {
     pub intent: Option<String>,
     /// Run only these retrievers (semantic, text, structural, graph); several are fused.
     pub modalities: Option<Vec<String>>,
+}
+
+/// How large an answer may be: arguments every searching tool takes.
+#[derive(Debug, Default, Deserialize, schemars::JsonSchema)]
+pub struct AnswerSize {
+    /// How many results (one per file). Default 10.
+    pub k: Option<usize>,
     /// Keep only the results that fit in this many tokens, best first.
     pub max_tokens: Option<usize>,
 }
@@ -84,10 +92,9 @@ pub struct SearchParams {
 pub struct NameParams {
     /// The name of a function, type, constant or module, as written in the code.
     pub name: String,
-    /// How many results (one per file). Default 10.
-    pub k: Option<usize>,
-    /// Keep only the results that fit in this many tokens, best first.
-    pub max_tokens: Option<usize>,
+    /// How many results, and how many tokens they may take.
+    #[serde(flatten)]
+    pub size: AnswerSize,
 }
 
 /// `impact`'s arguments.
@@ -97,10 +104,9 @@ pub struct ImpactParams {
     pub target: String,
     /// How many steps of dependents to follow. Default 3.
     pub depth: Option<u32>,
-    /// How many results (one per file). Default 10.
-    pub k: Option<usize>,
-    /// Keep only the results that fit in this many tokens, best first.
-    pub max_tokens: Option<usize>,
+    /// How many results, and how many tokens they may take.
+    #[serde(flatten)]
+    pub size: AnswerSize,
 }
 
 /// `find_similar`'s arguments: a piece of code, or a span of a file.
@@ -114,10 +120,9 @@ pub struct SimilarParams {
     pub start_line: Option<u32>,
     /// The span's last line (inclusive). Default: 50 lines on.
     pub end_line: Option<u32>,
-    /// How many results (one per file). Default 10.
-    pub k: Option<usize>,
-    /// Keep only the results that fit in this many tokens, best first.
-    pub max_tokens: Option<usize>,
+    /// How many results, and how many tokens they may take.
+    #[serde(flatten)]
+    pub size: AnswerSize,
 }
 
 /// `read`'s arguments.
@@ -319,11 +324,11 @@ fn touches_tree(event: &notify::Result<notify::Event>, root: &Path, index_dir: &
         })
 }
 
-/// A request with the tools' common settings.
-fn request(text: &str, k: Option<usize>, max_tokens: Option<usize>) -> SearchRequest {
+/// A request for `text` of the size asked.
+fn request(text: &str, size: &AnswerSize) -> SearchRequest {
     let mut r = SearchRequest::new(text);
-    r.limit = k.unwrap_or(DEFAULT_K).max(1);
-    r.max_tokens = max_tokens.map(|n| n.max(1));
+    r.limit = size.k.unwrap_or(DEFAULT_K).max(1);
+    r.max_tokens = size.max_tokens.map(|n| n.max(1));
     r
 }
 
@@ -378,7 +383,7 @@ impl McpServer {
         &self,
         Parameters(p): Parameters<SearchParams>,
     ) -> Result<CallToolResult, ErrorData> {
-        let mut r = request(&p.query, p.k, p.max_tokens);
+        let mut r = request(&p.query, &p.size);
         if let Some(preset) = &p.preset {
             match preset.parse::<Preset>() {
                 Ok(preset) => r.preset = preset,
@@ -408,7 +413,7 @@ impl McpServer {
         &self,
         Parameters(p): Parameters<NameParams>,
     ) -> Result<CallToolResult, ErrorData> {
-        let mut r = request(&p.name, p.k, p.max_tokens);
+        let mut r = request(&p.name, &p.size);
         r.intent = Some(Intent::FindDefinition);
         self.respond(r)
     }
@@ -420,7 +425,7 @@ impl McpServer {
         &self,
         Parameters(p): Parameters<NameParams>,
     ) -> Result<CallToolResult, ErrorData> {
-        let mut r = request(&format!("who calls {}", p.name), p.k, p.max_tokens);
+        let mut r = request(&format!("who calls {}", p.name), &p.size);
         r.intent = Some(Intent::FindReferences);
         self.respond(r)
     }
@@ -432,7 +437,7 @@ impl McpServer {
         &self,
         Parameters(p): Parameters<ImpactParams>,
     ) -> Result<CallToolResult, ErrorData> {
-        let mut r = request(&format!("what breaks if I change {}", p.target), p.k, p.max_tokens);
+        let mut r = request(&format!("what breaks if I change {}", p.target), &p.size);
         r.intent = Some(Intent::ImpactAnalysis);
         if let Some(depth) = p.depth {
             r.ranking.graph.impact_depth = depth.clamp(1, 16);
@@ -459,7 +464,7 @@ impl McpServer {
             }
             _ => return tool_error("give `code`, or `path` with the lines to compare"),
         };
-        let mut r = request(&code, p.k, p.max_tokens);
+        let mut r = request(&code, &p.size);
         r.intent = Some(Intent::FindSimilar);
         r.mode = MatchMode::Keyword;
         self.respond(r)
