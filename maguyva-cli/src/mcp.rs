@@ -136,6 +136,15 @@ pub struct ReadParams {
     pub end_line: Option<u32>,
 }
 
+/// A search tool's structured answer: the engine's response, and whether
+/// a refresh was under way when it was given.
+#[derive(Serialize)]
+struct Answer<'a> {
+    #[serde(flatten)]
+    response: &'a SearchResponse,
+    refreshing: bool,
+}
+
 /// What `read` returns.
 #[derive(Debug, Serialize)]
 struct ReadAnswer {
@@ -216,15 +225,7 @@ impl McpServer {
                 if refreshing {
                     text.push_str("(the index is being refreshed; this answer is from before)\n");
                 }
-                match serde_json::to_value(&response) {
-                    Ok(mut v) => {
-                        if let Some(o) = v.as_object_mut() {
-                            o.insert("refreshing".into(), refreshing.into());
-                        }
-                        structured(&v, text)
-                    }
-                    Err(e) => CallToolResult::error(vec![ContentBlock::text(e.to_string())]),
-                }
+                structured(&Answer { response: &response, refreshing }, text)
             }
             Err(e) => CallToolResult::error(vec![ContentBlock::text(e)]),
         })
