@@ -12,6 +12,7 @@ use crate::error::Error;
 use crate::fragment::{Fragment, FragmentTable, line_starts};
 use crate::ids::FileId;
 use crate::manifest::FileEntry;
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, OnceLock};
 
@@ -42,8 +43,15 @@ struct Tree {
     root: PathBuf,
     files: Vec<Recorded>,
     texts: Vec<OnceLock<Box<str>>>,
-    /// The first file found changed or unreadable.
-    damage: Mutex<Option<Damage>>,
+    /// The files found changed or unreadable.
+    damaged: Mutex<Damaged>,
+}
+
+/// What reads found wrong: the first damage in full, and every file.
+#[derive(Debug, Default)]
+struct Damaged {
+    first: Option<Damage>,
+    files: BTreeSet<usize>,
 }
 
 /// A file found changed or unreadable: its path, and the error that kept it
@@ -93,8 +101,9 @@ impl Tree {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
             Err(e) => Some((e.kind(), e.to_string())),
         };
-        if let Ok(mut damage) = self.damage.lock() {
-            damage.get_or_insert((path, problem));
+        if let Ok(mut damaged) = self.damaged.lock() {
+            damaged.first.get_or_insert((path, problem));
+            damaged.files.insert(i);
         }
         false
     }
@@ -143,7 +152,7 @@ impl ContentStore {
                 root: root.to_path_buf(),
                 files,
                 texts,
-                damage: Mutex::new(None),
+                damaged: Mutex::default(),
             }),
         }
     }
@@ -196,14 +205,27 @@ impl ContentStore {
         match &self.source {
             Source::Memory(_) => None,
             Source::Tree(tree) => {
-                let damage = tree.damage.lock().ok()?;
-                damage.as_ref().map(|(path, problem)| match problem {
+                let damaged = tree.damaged.lock().ok()?;
+                damaged.first.as_ref().map(|(path, problem)| match problem {
                     None => Error::Changed { path: path.clone() },
                     Some((kind, why)) => {
                         Error::io("reading", path.clone(), std::io::Error::new(*kind, why.clone()))
                     }
                 })
             }
+        }
+    }
+
+    /// Every file that reads so far found changed or unreadable (the first
+    /// of them is [`ContentStore::damage`]'s), in id order.
+    pub fn changed_files(&self) -> Vec<FileId> {
+        match &self.source {
+            Source::Memory(_) => Vec::new(),
+            Source::Tree(tree) => tree
+                .damaged
+                .lock()
+                .map(|d| d.files.iter().map(|&i| FileId(i as u32)).collect())
+                .unwrap_or_default(),
         }
     }
 
@@ -334,6 +356,8 @@ mod tests {
         std::fs::remove_file(dir.path().join("b.rs")).unwrap();
         assert_eq!(store.text(FileId(1)), "");
         assert!(matches!(store.damage(), Some(Error::Changed { path }) if path.ends_with("b.rs")));
+        assert_eq!(store.text(FileId(0)), "");
+        assert_eq!(store.changed_files(), [FileId(0), FileId(1)]);
         // A text read before the change stays the one indexed.
         let store = ContentStore::from_tree(dir.path(), &entries[..1]);
         std::fs::write(dir.path().join("a.rs"), "fn a() {}\n").unwrap();

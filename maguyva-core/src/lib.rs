@@ -32,6 +32,7 @@ pub use crate::{
     guards::WalkGuards,
     hit::{Hit, Rank, sort_hits},
     ids::{ChunkId, FileId, SymbolId},
+    ignore_rules::IgnoreRules,
     import::ImportKind,
     index_dir::{IndexDir, ReadGeneration, Staging, WriteLock},
     language::Language,
@@ -56,6 +57,7 @@ mod fragment;
 mod guards;
 mod hit;
 mod ids;
+mod ignore_rules;
 mod import;
 mod index_dir;
 mod language;
