@@ -8,7 +8,7 @@
 use crate::engine::{
     self, Index, IndexSettings, SearchRequest, SearchResponse, SearchResult, open_fresh,
 };
-use maguyva_core::{IndexDir, MatchMode, Modality, NoProgress};
+use maguyva_core::{IgnoreRules, IndexDir, MatchMode, Modality, NoProgress};
 use maguyva_fusion::{Intent, Preset};
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
@@ -19,7 +19,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 /// What an agent is told of the server when it connects.
@@ -56,6 +56,9 @@ struct State {
     index: Mutex<Arc<Index>>,
     /// A refresh is under way; calls answer from the index before it.
     refreshing: AtomicBool,
+    /// Held by the one refresh under way, so that a second waits for it
+    /// instead of repeating its work.
+    refresh_lock: Mutex<()>,
     /// The watcher, while it runs; without one, calls check the tree.
     watcher: Mutex<Option<notify::RecommendedWatcher>>,
 }
@@ -185,6 +188,7 @@ impl McpServer {
             settings,
             index: Mutex::new(Arc::new(index)),
             refreshing: AtomicBool::new(false),
+            refresh_lock: Mutex::new(()),
             watcher: Mutex::new(None),
         });
         if let Err(e) = watch(&state) {
@@ -198,29 +202,42 @@ impl McpServer {
     fn current(&self) -> Result<Arc<Index>, String> {
         let s = &self.state;
         let index = s.index();
-        let watching = s.watcher.lock().is_ok_and(|w| w.is_some());
-        if watching || engine::is_current(&s.root, &index, &s.settings, &s.dir).unwrap_or(false) {
+        if s.is_watching()
+            || engine::is_current(&s.root, &index, &s.settings, &s.dir).unwrap_or(false)
+        {
             return Ok(index);
         }
         s.refresh()
     }
 
-    /// Runs `request`; a file changed behind the index's back (before the
-    /// watcher's refresh) is refreshed now and the request run again.
-    fn answer(&self, request: &SearchRequest) -> Result<SearchResponse, String> {
+    /// Runs `request`, and says whether the answer is from an index a
+    /// refresh is about to replace. With a watcher, a file found changed
+    /// behind the index's back is left out of the answer while the
+    /// watcher's refresh runs (started now if the watcher has not seen the
+    /// change yet); without one the index is refreshed first.
+    fn answer(&self, request: &SearchRequest) -> Result<(SearchResponse, bool), String> {
         let index = self.current()?;
+        if self.state.is_watching() {
+            let response = index.search_as_indexed(request).map_err(|e| e.to_string())?;
+            let stale = !response.changed.is_empty();
+            if stale {
+                let state = Arc::clone(&self.state);
+                std::thread::spawn(move || state.refresh_unless_running());
+            }
+            return Ok((response, stale || self.state.refreshing.load(Ordering::Relaxed)));
+        }
         match index.search(request) {
             Err(maguyva_core::Error::Changed { .. }) => {
-                self.state.refresh()?.search(request).map_err(|e| e.to_string())
+                let response = self.state.refresh()?.search(request).map_err(|e| e.to_string())?;
+                Ok((response, false))
             }
-            other => other.map_err(|e| e.to_string()),
+            other => other.map(|r| (r, false)).map_err(|e| e.to_string()),
         }
     }
 
     fn respond(&self, request: SearchRequest) -> Result<CallToolResult, ErrorData> {
         Ok(match self.answer(&request) {
-            Ok(response) => {
-                let refreshing = self.state.refreshing.load(Ordering::Relaxed);
+            Ok((response, refreshing)) => {
                 let mut text = render(&response);
                 if refreshing {
                     text.push_str("(the index is being refreshed; this answer is from before)\n");
@@ -240,9 +257,20 @@ impl State {
         }
     }
 
+    fn is_watching(&self) -> bool {
+        self.watcher.lock().is_ok_and(|w| w.is_some())
+    }
+
     /// Refreshes the index when the tree no longer matches it, and returns
-    /// the index to answer from.
+    /// the index to answer from. A refresh under way is waited for, and
+    /// its index used if it is current.
     fn refresh(&self) -> Result<Arc<Index>, String> {
+        let only = self.refresh_lock.lock().unwrap_or_else(|p| p.into_inner());
+        self.refresh_holding(only)
+    }
+
+    /// [`State::refresh`], holding the refresh lock.
+    fn refresh_holding(&self, _only: MutexGuard<'_, ()>) -> Result<Arc<Index>, String> {
         let current = self.index();
         if engine::is_current(&self.root, &current, &self.settings, &self.dir).unwrap_or(false) {
             return Ok(current);
@@ -256,6 +284,15 @@ impl State {
             *slot = Arc::clone(&index);
         }
         Ok(index)
+    }
+
+    /// Refreshes the index in the background, unless a refresh is already
+    /// under way (the watcher refreshes again after the changes it hears).
+    fn refresh_unless_running(&self) {
+        let Ok(only) = self.refresh_lock.try_lock() else { return };
+        if let Err(e) = self.refresh_holding(only) {
+            eprintln!("maguyva: {e}");
+        }
     }
 }
 
@@ -271,12 +308,13 @@ fn watch(state: &Arc<State>) -> notify::Result<()> {
     }
     let index_dir =
         state.dir.path().canonicalize().unwrap_or_else(|_| state.dir.path().to_path_buf());
+    let mut tree = WatchedTree { rules: IgnoreRules::new(&state.root), index_dir };
     // The thread holds the state weakly: it ends with the server.
     let weak = Arc::downgrade(state);
     std::thread::Builder::new().name("maguyva-watch".into()).spawn(move || {
-        // Bursts that touch only the index folder (the refreshes' own
-        // writes) or hidden folders are let pass.
-        while let Some(relevant) = next_burst(&rx, &weak, &index_dir) {
+        // Bursts that touch only what is not indexed (the index folder, the
+        // refreshes' own writes, hidden and ignored files) are let pass.
+        while let Some(relevant) = next_burst(&rx, &mut tree) {
             let Some(state) = weak.upgrade() else { return };
             if relevant && let Err(e) = state.refresh() {
                 eprintln!("maguyva: {e}");
@@ -286,43 +324,50 @@ fn watch(state: &Arc<State>) -> notify::Result<()> {
     Ok(())
 }
 
+/// What the watcher knows of the tree: which changes can touch the index.
+struct WatchedTree {
+    rules: IgnoreRules,
+    index_dir: PathBuf,
+}
+
+impl WatchedTree {
+    /// Whether an event may change what is indexed: a write, creation,
+    /// removal or rename of a path the walk indexes, or of a file of ignore
+    /// rules. Reads are not changes (the server's own reads raise them).
+    fn is_relevant(&mut self, event: &notify::Result<notify::Event>) -> bool {
+        use notify::EventKind;
+        use notify::event::{MetadataKind, ModifyKind};
+        let Ok(event) = event else { return true };
+        let changes = match event.kind {
+            EventKind::Access(_) => false,
+            EventKind::Modify(ModifyKind::Metadata(m)) => !matches!(m, MetadataKind::AccessTime),
+            _ => true,
+        };
+        if !changes {
+            return false;
+        }
+        let mut relevant = false;
+        for path in event.paths.iter().filter(|p| !p.starts_with(&self.index_dir)) {
+            relevant |= self.rules.is_relevant(path);
+        }
+        relevant
+    }
+}
+
 /// Waits for a burst of events and its quiet end; `Some(true)` when it
-/// touched the indexed tree, `None` when the watcher or the server is gone.
+/// touched the indexed tree, `None` when the watcher is gone.
 fn next_burst(
     rx: &Receiver<notify::Result<notify::Event>>,
-    state: &std::sync::Weak<State>,
-    index_dir: &Path,
+    tree: &mut WatchedTree,
 ) -> Option<bool> {
-    let root = state.upgrade()?.root.clone();
-    let mut relevant = touches_tree(&rx.recv().ok()?, &root, index_dir);
+    let mut relevant = tree.is_relevant(&rx.recv().ok()?);
     loop {
         match rx.recv_timeout(QUIET) {
-            Ok(event) => relevant |= touches_tree(&event, &root, index_dir),
+            Ok(event) => relevant |= tree.is_relevant(&event),
             Err(RecvTimeoutError::Timeout) => return Some(relevant),
             Err(RecvTimeoutError::Disconnected) => return None,
         }
     }
-}
-
-/// Whether an event may change what is indexed: a write, creation, removal
-/// or rename of a path outside the index folder and outside hidden folders
-/// (`.git`). Reads are not changes (the server's own reads raise them).
-fn touches_tree(event: &notify::Result<notify::Event>, root: &Path, index_dir: &Path) -> bool {
-    use notify::EventKind;
-    use notify::event::{MetadataKind, ModifyKind};
-    let Ok(event) = event else { return true };
-    let changes = match event.kind {
-        EventKind::Access(_) => false,
-        EventKind::Modify(ModifyKind::Metadata(m)) => !matches!(m, MetadataKind::AccessTime),
-        _ => true,
-    };
-    changes
-        && event.paths.iter().any(|p| {
-            !p.starts_with(index_dir)
-                && !p.strip_prefix(root).is_ok_and(|rel| {
-                    rel.components().any(|c| c.as_os_str().to_string_lossy().starts_with('.'))
-                })
-        })
 }
 
 /// A request for `text` of the size asked.
@@ -360,6 +405,9 @@ fn render(response: &SearchResponse) -> String {
     for r in &response.results {
         let _ = writeln!(out, "{}:{}-{} ({:.3})", r.path, r.start_line, r.end_line, r.score);
         write_snippet(&mut out, r);
+    }
+    if !response.changed.is_empty() {
+        let _ = writeln!(out, "(changed since indexed, left out: {})", response.changed.join(", "));
     }
     if let Some(b) = response.budget.filter(|b| b.left_out > 0) {
         let _ = writeln!(out, "({} left out to stay within {} tokens)", b.left_out, b.max_tokens);
@@ -509,7 +557,7 @@ impl McpServer {
             built_unix_ms: m.created_unix_ms,
             current: current.unwrap_or(false),
             refreshing: s.refreshing.load(Ordering::Relaxed),
-            watching: s.watcher.lock().is_ok_and(|w| w.is_some()),
+            watching: s.is_watching(),
         };
         let text = format!(
             "{}: {} files, {} fragments, {}\n",
@@ -568,4 +616,38 @@ pub fn serve(server: McpServer) -> anyhow::Result<()> {
         service.waiting().await?;
         Ok(())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use notify::event::{AccessKind, CreateKind, DataChange, ModifyKind};
+    use notify::{Event, EventKind};
+
+    fn event(kind: EventKind, path: PathBuf) -> notify::Result<Event> {
+        Ok(Event::new(kind).add_path(path))
+    }
+
+    #[test]
+    fn only_changes_to_indexed_files_and_rules_are_relevant() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let root = dir.path().canonicalize().unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(root.join(".gitignore"), "build/\n*.tmp\n")
+            .unwrap_or_else(|e| panic!("{e}"));
+        let mut tree = WatchedTree { rules: IgnoreRules::new(&root), index_dir: root.join("idx") };
+        let write = EventKind::Modify(ModifyKind::Data(DataChange::Content));
+        let create = EventKind::Create(CreateKind::File);
+        assert!(tree.is_relevant(&event(write, root.join("src/lib.rs"))));
+        assert!(tree.is_relevant(&event(create, root.join("new.py"))));
+        assert!(!tree.is_relevant(&event(write, root.join("build/out.o"))));
+        assert!(!tree.is_relevant(&event(create, root.join("editor.tmp"))));
+        assert!(!tree.is_relevant(&event(write, root.join(".git/index"))));
+        assert!(!tree.is_relevant(&event(write, root.join("idx/generation/manifest"))));
+        let read = EventKind::Access(AccessKind::Read);
+        assert!(!tree.is_relevant(&event(read, root.join("src/lib.rs"))));
+        // A change to the rules may bring files in or out.
+        assert!(tree.is_relevant(&event(write, root.join(".gitignore"))));
+        // An error from the watcher may hide any change.
+        assert!(tree.is_relevant(&Err(notify::Error::generic("overflow"))));
+    }
 }

@@ -197,3 +197,43 @@ fn malformed_requests_get_errors_and_the_server_carries_on() {
     let _ = child.kill();
     let _ = child.wait();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_printed_config_starts_a_server_from_anywhere() {
+    let repo = Repo::fixture("python");
+    let elsewhere = tempfile::tempdir().unwrap();
+    let run = crate::util::run_in(
+        elsewhere.path(),
+        &["mcp", "--print-config", "vscode", "--path", repo.path().to_str().unwrap()],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stderr.contains(".vscode/mcp.json"), "{}", run.stderr);
+    let config: Value = serde_json::from_str(&run.stdout).unwrap();
+    let server = &config["servers"]["maguyva"];
+    assert_eq!(server["type"], "stdio");
+    let args: Vec<String> = server["args"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap().to_string())
+        .collect();
+    // Started as the agent would, from a folder of its own.
+    let transport = TokioChildProcess::new(
+        tokio::process::Command::new(server["command"].as_str().unwrap()).configure(|cmd| {
+            cmd.args(&args).current_dir(elsewhere.path());
+        }),
+    )
+    .unwrap();
+    let client = ().serve(transport).await.unwrap();
+    let r = client.call_tool(call("index_status", json!({}))).await.unwrap();
+    let status = r.structured_content.unwrap();
+    let root = repo.path().canonicalize().unwrap();
+    assert_eq!(status["root"], root.display().to_string());
+    let r =
+        client.call_tool(call("find_definition", json!({"name": "apply_discount"}))).await.unwrap();
+    assert_eq!(paths(&r).first().map(String::as_str), Some("shop/pricing.py"));
+    client.cancel().await.unwrap();
+    let bad = crate::util::run_in(elsewhere.path(), &["mcp", "--print-config", "emacs"]);
+    assert_eq!(bad.code, 2);
+    assert!(bad.stderr.contains("claude-code"), "{}", bad.stderr);
+}

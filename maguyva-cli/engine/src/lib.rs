@@ -73,6 +73,16 @@ pub fn default_index_dir(root: &Path) -> PathBuf {
     root.join(".maguyva")
 }
 
+/// The folder whose index a command run in `start` means: `start` or the
+/// nearest folder above it with an index in its default place (as git finds
+/// `.git`); `None` when none has one.
+pub fn find_indexed_root(start: &Path) -> Option<PathBuf> {
+    let start = start.canonicalize().ok()?;
+    // A damaged index is still the one meant: it is rebuilt where it is.
+    let has_index = |a: &&Path| !matches!(IndexDir::new(default_index_dir(a)).current(), Ok(None));
+    start.ancestors().find(has_index).map(Path::to_path_buf)
+}
+
 /// What an index is made of, built or loaded.
 #[derive(Debug)]
 pub struct IndexParts {
@@ -318,6 +328,16 @@ pub enum Refresh {
     Replaced(String),
     /// Another process is writing the index; the current one was used as is.
     UsedWhileLocked,
+    /// The tree had changed but the index could not be written (no write
+    /// permission, a read-only file system); the current one was used as
+    /// is. Searches should leave out the files that changed
+    /// ([`Index::search_as_indexed`]).
+    ReadOnly {
+        /// What changed.
+        changes: Changes,
+        /// Why the index could not be refreshed.
+        why: String,
+    },
 }
 
 impl Refresh {
@@ -338,6 +358,11 @@ impl Refresh {
             Refresh::Replaced(why) => Some(format!(
                 "index rebuilt: {}",
                 why.split("; run `maguyva index`").next().unwrap_or(why)
+            )),
+            Refresh::ReadOnly { changes, why } => Some(format!(
+                "the index is out of date ({} files changed) and cannot be refreshed ({why}); \
+                 answering from it as it is",
+                changes.len()
             )),
             Refresh::UsedWhileLocked => {
                 Some("another maguyva process is indexing; searched the current index, which may be stale".into())
@@ -362,20 +387,26 @@ pub fn open_fresh(
         }
         Err(e) => Err(Stale::Unusable(e.to_string())),
     };
-    let stale = match opened {
+    let (stale, current) = match opened {
         Ok(index) => match staleness(root, &index, settings, dir)? {
             None => return Ok((index, Refresh::Fresh)),
             Some(_) if dir.is_locked() => return Ok((index, Refresh::UsedWhileLocked)),
-            Some(stale) => stale,
+            Some(stale) => (stale, Some(index)),
         },
-        Err(stale) => stale,
+        Err(stale) => (stale, None),
     };
     match stale {
         // A tree that changed under an index built the same way: take what
         // did not change.
         Stale::Changed(changes) => {
-            let (index, report) =
-                build_index_with(root, dir, settings, BuildOptions::REFRESH, progress)?;
+            let built = build_index_with(root, dir, settings, BuildOptions::REFRESH, progress);
+            let (index, report) = match (built, current) {
+                (Err(e), Some(current)) if cannot_write(&e) => {
+                    let why = e.to_string();
+                    return Ok((current, Refresh::ReadOnly { changes, why }));
+                }
+                (built, _) => built?,
+            };
             let refresh = Refresh::Refreshed {
                 changes,
                 parsed: report.parsed_files,
@@ -389,6 +420,13 @@ pub fn open_fresh(
             Ok((build_index(root, dir, settings, progress)?.0, Refresh::Replaced(why)))
         }
     }
+}
+
+/// Whether `e` says the index folder cannot be written, which leaves an
+/// index that is there usable as it is.
+fn cannot_write(e: &Error) -> bool {
+    use std::io::ErrorKind::{PermissionDenied, ReadOnlyFilesystem};
+    matches!(e, Error::Io { source, .. } if matches!(source.kind(), PermissionDenied | ReadOnlyFilesystem))
 }
 
 /// Whether `index` still describes the tree at `root` as `settings` would

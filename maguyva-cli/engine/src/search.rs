@@ -81,10 +81,18 @@ impl SearchRequest {
     /// The validated query the retrievers run: a keyword query that is one
     /// double-quoted string becomes a literal search for its inside.
     pub fn query(&self) -> Result<Query> {
-        if self.mode == MatchMode::Keyword
-            && let Some(inner) = quoted(&self.text)
-        {
-            return Query::with_mode(inner, MatchMode::Literal, self.case_insensitive);
+        if self.mode == MatchMode::Keyword {
+            // `""` would match every file: it is a mistake, not a search.
+            let t = self.text.trim();
+            let inside = t.strip_prefix('"').and_then(|t| t.strip_suffix('"'));
+            if inside.is_some_and(|i| i.trim().is_empty()) {
+                return Err(maguyva_core::Error::InvalidQuery(
+                    "the quoted string is empty; put the text to find between the quotes".into(),
+                ));
+            }
+            if let Some(inner) = quoted(&self.text) {
+                return Query::with_mode(inner, MatchMode::Literal, self.case_insensitive);
+            }
         }
         Query::with_mode(self.text.clone(), self.mode, self.case_insensitive)
     }
@@ -161,6 +169,9 @@ pub struct SearchResult {
     /// Present on the graph's answers to references and impact questions.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub evidence: Option<Evidence>,
+    /// On a definition shown for the name asked: the line that names it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub definition_line: Option<u32>,
 }
 
 /// How a search was run, for explanations.
@@ -202,6 +213,10 @@ pub struct SearchResponse {
     /// Present with a token budget: what it kept and left out.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub budget: Option<BudgetReport>,
+    /// Files left out because they changed since the index was built
+    /// (only from [`Index::search_as_indexed`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub changed: Vec<String>,
 }
 
 /// What a query asks, read once: its validated form, its intent, and what
@@ -573,12 +588,31 @@ impl Index {
 
     /// Runs a query.
     pub fn search(&self, request: &SearchRequest) -> Result<SearchResponse> {
-        let response = self.search_unchecked(request)?;
+        let response = self.search_unchecked(request, false)?;
         // A damaged block of text read on the way makes the answer wrong.
         self.content.damage().map_or(Ok(response), Err)
     }
 
-    fn search_unchecked(&self, request: &SearchRequest) -> Result<SearchResponse> {
+    /// Runs a query on an index the tree has moved away from, as a server
+    /// does while a refresh is under way: the files found changed (or
+    /// unreadable) since the index was built are left out of the answer,
+    /// and named in [`SearchResponse::changed`], instead of failing it.
+    pub fn search_as_indexed(&self, request: &SearchRequest) -> Result<SearchResponse> {
+        self.search_unchecked(request, true)
+    }
+
+    /// The paths of the files reads found changed since the index was built.
+    fn changed_paths(&self) -> Vec<String> {
+        let files = &self.manifest.files;
+        let changed = self.content.changed_files().into_iter();
+        changed.filter_map(|f| files.get(f.index()).map(|e| e.path.clone())).collect()
+    }
+
+    fn search_unchecked(
+        &self,
+        request: &SearchRequest,
+        leave_out_changed: bool,
+    ) -> Result<SearchResponse> {
         let start = Instant::now();
         let prepared = self.prepare(request)?;
         let plan_request = request.plan_request(&prepared.query);
@@ -627,6 +661,12 @@ impl Index {
                 self.definitions_first(&request.text, name, &mut results, request.limit)?;
             }
         }
+        // Left out before the budget, which then spends on what remains.
+        let changed = match leave_out_changed {
+            true => self.changed_paths(),
+            false => Vec::new(),
+        };
+        results.retain(|r| !changed.contains(&r.path));
         let budget = request.max_tokens.map(|max| {
             let (kept, report) = crate::budget::pack(std::mem::take(&mut results), max);
             results = kept;
@@ -650,6 +690,7 @@ impl Index {
                 k: plan.k,
             }),
             budget,
+            changed,
         })
     }
 
@@ -752,7 +793,7 @@ impl Index {
                 hit.score,
                 BTreeMap::from([(Modality::Structural, rank)]),
             ) {
-                first.push(r);
+                first.push(SearchResult { definition_line: Some(sym.name_line), ..r });
             }
         }
         // Then the files where the name occurs whole (a constant written
@@ -851,6 +892,7 @@ impl Index {
             ranks,
             explain: None,
             evidence: None,
+            definition_line: None,
         })
     }
 
@@ -974,7 +1016,9 @@ mod tests {
         assert_eq!((q.text(), q.mode()), ("ECONNREFUSED", MatchMode::Literal));
         let q = SearchRequest::new("say \"hi\" there").query().unwrap();
         assert_eq!(q.mode(), MatchMode::Keyword);
-        assert!(SearchRequest::new("\"\"").query().is_ok());
+        // An empty quoted string would match every file.
+        assert!(SearchRequest::new("\"\"").query().is_err());
+        assert!(SearchRequest::new(" \"  \" ").query().is_err());
     }
 
     #[test]

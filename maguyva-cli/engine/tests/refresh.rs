@@ -174,6 +174,27 @@ fn a_refresh_answers_as_a_rebuild_with_the_same_model() {
     assert!(found.results.is_empty(), "nothing is returned from a deleted file");
 }
 
+#[test]
+fn an_index_the_tree_moved_away_from_answers_without_the_changed_files() {
+    let s = Setup::new();
+    let index = Index::open(&IndexDir::new(&s.refreshed), &s.settings).unwrap();
+    let query = SearchRequest::new("how is the discount applied to the cart total");
+    let before = index.search(&query).unwrap();
+    let paths = |r: &maguyva_engine::SearchResponse| -> Vec<String> {
+        r.results.iter().map(|r| r.path.clone()).collect()
+    };
+    assert!(paths(&before).contains(&"src/pricing.rs".to_string()), "{:?}", paths(&before));
+    // The same index, opened again so that no text is kept, after an edit.
+    let index = Index::open(&IndexDir::new(&s.refreshed), &s.settings).unwrap();
+    write(s.tree.path(), "src/pricing.rs", "pub const TAX_RATE: u32 = 21;\n");
+    assert!(matches!(index.search(&query), Err(maguyva_core::Error::Changed { .. })));
+    let stale = index.search_as_indexed(&query).unwrap();
+    assert_eq!(stale.changed, ["src/pricing.rs"]);
+    let expected: Vec<String> =
+        paths(&before).into_iter().filter(|p| p != "src/pricing.rs").collect();
+    assert_eq!(paths(&stale), expected);
+}
+
 /// One change to the tree.
 #[derive(Debug, Clone)]
 enum Edit {
