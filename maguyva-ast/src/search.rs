@@ -4,8 +4,8 @@
 //! mere mention in fusion.
 
 use crate::symbol::{SymbolKind, SymbolRef};
-use crate::table::{SymbolTable, doc_summary, normalize};
-use maguyva_core::tokens::is_function_word;
+use crate::table::{SymbolTable, normalize};
+use maguyva_core::tokens::{is_function_word, normalizes_to};
 use maguyva_core::{FileId, FragmentTable, Hit, LineSpan, Modality, Query, Retriever, SymbolId};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -217,6 +217,11 @@ fn segments(qualified: &str) -> Vec<String> {
     qualified.split([':', '.', '#']).filter(|s| !s.is_empty()).map(normalize).collect()
 }
 
+/// How many segments [`segments`] finds, without normalizing them.
+fn segment_count(qualified: &str) -> usize {
+    qualified.split([':', '.', '#']).filter(|s| !s.is_empty()).count()
+}
+
 /// How an identifier is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Convention {
@@ -382,28 +387,36 @@ impl StructuralRetriever {
         // Bonuses are small next to name scores, so they are only worth
         // computing (they read signatures and docs) for the best candidates.
         let mut base: Vec<(SymbolId, f32)> = scores.into_iter().collect();
-        base.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-        base.truncate(limit.max(1).saturating_mul(4).max(MIN_RERANKED));
-        let mut ranked: Vec<(SymbolId, f32)> = base
-            .into_iter()
-            .filter_map(|(id, base)| {
-                let sym = self.table.get(id)?;
-                Some((id, base + self.bonus(sym, &q)))
-            })
-            .filter(|&(_, s)| s > 0.15)
-            .collect();
-        ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        let best_first =
+            |a: &(SymbolId, f32), b: &(SymbolId, f32)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
+        let keep = limit.max(1).saturating_mul(4).max(MIN_RERANKED);
+        if base.len() > keep {
+            base.select_nth_unstable_by(keep, best_first);
+            base.truncate(keep);
+        }
+        let mut hay = String::new();
+        let mut ranked: Vec<(SymbolId, f32)> = Vec::with_capacity(base.len());
+        for (id, base) in base {
+            let Some(sym) = self.table.get(id) else { continue };
+            let score = base + self.bonus(sym, &q, &mut hay);
+            if score > 0.15 {
+                ranked.push((id, score));
+            }
+        }
+        ranked.sort_by(best_first);
         ranked.truncate(limit);
         ranked
     }
 
-    fn bonus(&self, sym: SymbolRef<'_>, q: &DefinitionQuery) -> f32 {
+    /// A candidate's bonus; `hay` is room for its lowercased text, kept
+    /// from one candidate to the next.
+    fn bonus(&self, sym: SymbolRef<'_>, q: &DefinitionQuery, hay: &mut String) -> f32 {
         let p = &self.params;
         let mut b = kind_prior(sym.kind);
         if let Some(kinds) = q.kinds {
             b += if kinds.contains(&sym.kind) { p.kind_match } else { p.kind_mismatch };
         }
-        if self.file_stems.get(sym.file.index()).is_some_and(|s| *s == normalize(sym.name)) {
+        if self.file_stems.get(sym.file.index()).is_some_and(|s| normalizes_to(sym.name, s)) {
             b += p.file_named_after;
         }
         if sym.container.is_none() {
@@ -412,15 +425,22 @@ impl StructuralRetriever {
         // Among homonyms, the shallower and the larger definition is more
         // likely the one meant: `Ecto.Schema` over `Ecto.Repo.Schema`, the
         // main part of a partial class over its satellites.
-        let depth = segments(sym.qualified_name).len().saturating_sub(1) as f32;
+        let depth = segment_count(sym.qualified_name).saturating_sub(1) as f32;
         b -= 0.02 * depth.min(5.0);
         b += 0.05 * ((1.0 + sym.lines.len() as f32).ln() / 2000f32.ln()).min(1.0);
         if !q.words.is_empty() {
             // The first sentences of a doc comment say what the code is; the
-            // rest (parameters, examples) would only cost time. Stems are
-            // prefixes of their words, so a substring test finds the word
-            // forms without stemming the text.
-            let hay = format!("{} {}", sym.signature, doc_summary(sym.doc)).to_lowercase();
+            // rest (parameters, examples) would only cost time, and are not
+            // stored. Stems are prefixes of their words, so a substring test
+            // finds the word forms without stemming the text.
+            hay.clear();
+            hay.push_str(sym.signature);
+            hay.push(' ');
+            hay.push_str(sym.doc);
+            match hay.is_ascii() {
+                true => hay.make_ascii_lowercase(),
+                false => *hay = hay.to_lowercase(),
+            }
             let found = q.words.iter().filter(|w| hay.contains(w.as_str())).count();
             b += p.signature_words * found as f32 / q.words.len() as f32;
         }

@@ -118,12 +118,15 @@ pub fn whole_words<'a>(
     let is_ident =
         move |c: char| c.is_alphanumeric() || c == '_' || (c == '$' && dollar_is_identifier);
     let step = word.chars().next().map_or(0, char::len_utf8);
+    // A vectorised search: `str::find` is several times slower on the long
+    // texts the references and definitions of a common name scan.
+    let finder = memchr::memmem::Finder::new(word.as_bytes());
     let mut from = 0;
     std::iter::from_fn(move || {
         if step == 0 {
             return None;
         }
-        while let Some(rel) = text.get(from..).and_then(|rest| rest.find(word)) {
+        while let Some(rel) = text.as_bytes().get(from..).and_then(|rest| finder.find(rest)) {
             let at = from + rel;
             from = at + step;
             let before = text.get(..at).and_then(|head| head.chars().next_back());

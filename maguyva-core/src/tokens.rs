@@ -300,6 +300,16 @@ pub fn normalize_name(name: &str) -> String {
     out
 }
 
+/// Whether `normalize_name(name)` is `normalized`, found without building
+/// it: for comparing many names against one key.
+pub fn normalizes_to(name: &str, normalized: &str) -> bool {
+    let mut want = normalized.chars();
+    let same = split_identifier(name)
+        .flat_map(|part| part.chars().flat_map(char::to_lowercase))
+        .all(|c| want.next() == Some(c));
+    same && want.next().is_none()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -345,6 +355,16 @@ mod tests {
             let fast: Vec<&str> = split_identifier(&ident).collect();
             let general: Vec<&str> = SubWords { rest: &ident, ascii: false }.collect();
             proptest::prop_assert_eq!(fast, general);
+        }
+
+        #[test]
+        fn normalizes_to_agrees_with_normalize_name(
+            name in "[a-zA-Z0-9_İé]{0,16}",
+            other in "[a-zA-Z0-9_İé]{0,16}",
+        ) {
+            let key = normalize_name(&other);
+            proptest::prop_assert_eq!(normalizes_to(&name, &key), normalize_name(&name) == key);
+            proptest::prop_assert!(normalizes_to(&name, &normalize_name(&name)));
         }
 
         #[test]
