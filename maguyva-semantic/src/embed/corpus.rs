@@ -11,7 +11,6 @@ use super::{Embedder, Role, Vectors};
 use crate::error::{Error, Result};
 use maguyva_core::{Analyzer, Array, Bytes, SectionFile, SectionWriter, TermMatrix};
 use rayon::prelude::*;
-use std::collections::HashMap;
 
 /// Latent dimensions (512 bits, 8 words, once projected and packed).
 /// Measured on the development
@@ -237,14 +236,19 @@ impl CorpusModel {
 
     fn embed_one(&self, text: &str, out: &mut [f32]) {
         let map = &self.map;
-        let mut tf: HashMap<u64, u32> = HashMap::new();
+        // Terms in vocabulary order, counted by runs: the sum below is then
+        // taken in one order every time, so a text always gets the same
+        // vector to the last bit (a hash map's order changes from run to
+        // run, and with it the rounding, and near-ties between results).
+        let mut terms: Vec<u64> = Vec::new();
         self.analyzer.for_each_term(text, |t| {
             if let Some(i) = map.get(t) {
-                *tf.entry(i).or_default() += 1;
+                terms.push(i);
             }
         });
-        for (i, c) in tf {
-            let i = i as usize;
+        terms.sort_unstable();
+        for run in terms.chunk_by(|a, b| a == b) {
+            let (i, c) = (run[0] as usize, run.len());
             let w = (1.0 + (c as f32).ln()) * self.idf[i];
             let scale = w * self.scales[i];
             let row = &self.codes[i * row_bytes(self.dim)..(i + 1) * row_bytes(self.dim)];
@@ -457,6 +461,20 @@ mod tests {
         let login = v("login");
         assert!(cosine(&login, &v("credentials")) > cosine(&login, &v("pixels")) + 0.3);
         assert_eq!(v("unknownword").iter().filter(|x| **x != 0.0).count(), 0);
+    }
+
+    #[test]
+    fn a_text_always_gets_the_same_vector() {
+        let docs: Vec<String> = (0..60)
+            .map(|i| format!("fn step_{i}(cart: Cart, price: u32) {{ discount(price, {i}) + tax(cart) }} // warehouse stock order {}", i % 7))
+            .collect();
+        let model = CorpusModel::train(&docs, 8, Analyzer::default()).unwrap();
+        let text = "the cart price with discount and tax, stock in the warehouse, order step";
+        let first = model.embed(&[text], Role::Query).unwrap();
+        for _ in 0..50 {
+            // Bit for bit: a different rounding reorders near-ties.
+            assert_eq!(model.embed(&[text], Role::Query).unwrap(), first);
+        }
     }
 
     #[test]
