@@ -8,5 +8,6 @@
 pub use maguyva_engine as engine;
 pub mod eval;
 pub mod mcp;
+pub mod mcp_config;
 pub mod output;
 pub mod progress;

@@ -29,20 +29,83 @@ struct Cli {
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Index a folder (a full rebuild).
+    #[command(after_help = "Example:\n  maguyva index ~/src/app --max-file-size 4M")]
     Index(IndexArgs),
     /// Search a folder, indexing it first when needed.
+    #[command(after_help = "Example:\n  maguyva search \"where is the retry policy\" -k 5")]
     Search(SearchArgs),
     /// Measure ranking quality on a benchmark of labelled queries.
+    #[command(
+        after_help = "Example:\n  maguyva eval --bench bench/ --checkouts ~/checkouts --index-root /tmp/idx"
+    )]
     Eval(EvalArgs),
     /// List the definitions found in a folder.
+    #[command(after_help = "Example:\n  maguyva symbols --name parse_config --json")]
     Symbols(SymbolsArgs),
     /// Show where a function, type or constant is called or mentioned.
+    #[command(after_help = "Example:\n  maguyva callers parse_config")]
     Callers(CallersArgs),
     /// Show what depends, transitively, on a definition or a file.
+    #[command(after_help = "Example:\n  maguyva impact src/config.rs --depth 2")]
     Impact(ImpactArgs),
     /// Serve the tools of this folder's index to a coding agent (Model
     /// Context Protocol over stdin and stdout).
+    #[command(after_help = "Example:\n  maguyva mcp --print-config claude-code")]
     Mcp(McpArgs),
+    /// Print a man page or a shell's completions, made from these very
+    /// arguments.
+    #[command(
+        after_help = "Example:\n  maguyva generate complete-bash > /etc/bash_completion.d/maguyva"
+    )]
+    Generate {
+        /// What to print.
+        #[arg(value_enum)]
+        what: Generated,
+    },
+}
+
+/// What `maguyva generate` prints.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, ValueEnum)]
+enum Generated {
+    /// A man page (roff), for `man -l` or a man folder.
+    Man,
+    /// Completions for bash.
+    CompleteBash,
+    /// Completions for zsh.
+    CompleteZsh,
+    /// Completions for fish.
+    CompleteFish,
+    /// Completions for PowerShell.
+    CompletePowershell,
+    /// Completions for elvish.
+    CompleteElvish,
+}
+
+/// The folder a command works on: a positional `PATH` or `--path`; by
+/// default the nearest folder, from here up, that has an index, else here.
+#[derive(Args, Debug, Clone)]
+struct Folder {
+    /// The folder [default: the nearest folder from here up with an index, else .]
+    #[arg(value_name = "PATH")]
+    folder: Option<PathBuf>,
+    /// The folder, as an option (the same as PATH).
+    #[arg(long = "path", short = 'p', value_name = "PATH", conflicts_with = "folder")]
+    path: Option<PathBuf>,
+}
+
+impl Folder {
+    /// The root to index or search.
+    fn root(&self, opts: &IndexOpts) -> PathBuf {
+        if let Some(given) = self.folder.as_ref().or(self.path.as_ref()) {
+            return given.clone();
+        }
+        let here = PathBuf::from(".");
+        match opts.index_dir {
+            // An index named explicitly is for the folder the command runs in.
+            Some(_) => here,
+            None => engine::find_indexed_root(&here).unwrap_or(here),
+        }
+    }
 }
 
 #[derive(Args, Debug, Clone)]
@@ -86,9 +149,8 @@ impl IndexOpts {
 
 #[derive(Args, Debug)]
 struct IndexArgs {
-    /// The folder to index.
-    #[arg(default_value = ".")]
-    path: PathBuf,
+    #[command(flatten)]
+    folder: Folder,
     #[command(flatten)]
     opts: IndexOpts,
     /// Print the build report as JSON.
@@ -111,11 +173,10 @@ struct IndexArgs {
 struct SearchArgs {
     /// What to look for, in plain words; a "double-quoted" query is an exact string.
     query: String,
-    /// The folder to search.
-    #[arg(long, short, default_value = ".")]
-    path: PathBuf,
-    /// Number of results (one per file).
-    #[arg(short = 'k', long = "limit", default_value_t = engine::search::DEFAULT_LIMIT)]
+    #[command(flatten)]
+    folder: Folder,
+    /// Number of results (one per file); at least 1.
+    #[arg(short = 'k', long = "limit", default_value_t = engine::search::DEFAULT_LIMIT, value_parser = result_count)]
     limit: usize,
     /// Print one JSON object.
     #[arg(long)]
@@ -228,9 +289,8 @@ struct EvalArgs {
 
 #[derive(Args, Debug)]
 struct SymbolsArgs {
-    /// The folder.
-    #[arg(default_value = ".")]
-    path: PathBuf,
+    #[command(flatten)]
+    folder: Folder,
     /// Only definitions of this name (exact, or with naming conventions folded).
     #[arg(long)]
     name: Option<String>,
@@ -245,9 +305,8 @@ struct SymbolsArgs {
 struct CallersArgs {
     /// The name (`parse_config`, `Cart.checkout`, `Rack::Response`).
     name: String,
-    /// The folder.
-    #[arg(long, short, default_value = ".")]
-    path: PathBuf,
+    #[command(flatten)]
+    folder: Folder,
     /// At most this many call sites and files.
     #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u32).range(1..))]
     limit: u32,
@@ -263,12 +322,11 @@ struct ImpactArgs {
     /// A definition's name, a file's or folder's path, or a module as
     /// importers spell it (`aiohttp.payload`, `net/http`, `Acme.Billing`).
     target: String,
+    #[command(flatten)]
+    folder: Folder,
     /// At most this many dependent definitions and files.
     #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u32).range(1..))]
     limit: u32,
-    /// The folder.
-    #[arg(long, short, default_value = ".")]
-    path: PathBuf,
     /// How many hops of dependents to follow.
     #[arg(long, default_value_t = 3)]
     depth: u32,
@@ -281,9 +339,12 @@ struct ImpactArgs {
 
 #[derive(Args, Debug)]
 struct McpArgs {
-    /// The folder to serve.
-    #[arg(long, short, default_value = ".")]
-    path: PathBuf,
+    #[command(flatten)]
+    folder: Folder,
+    /// Print what registers this server with a coding agent, instead of
+    /// serving.
+    #[arg(long, value_name = "CLIENT")]
+    print_config: Option<maguyva_cli::mcp_config::Client>,
     #[command(flatten)]
     opts: IndexOpts,
 }
@@ -340,16 +401,74 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Callers(args) => callers(args),
         Command::Impact(args) => impact(args),
         Command::Mcp(args) => mcp(args),
+        Command::Generate { what } => generate(what),
     }
 }
 
+fn generate(what: Generated) -> Result<ExitCode> {
+    use clap::CommandFactory;
+    use clap_complete::Shell;
+    let mut command = Cli::command();
+    let mut out = Vec::new();
+    let shell = match what {
+        Generated::Man => {
+            clap_mangen::Man::new(command.clone()).render(&mut out)?;
+            None
+        }
+        Generated::CompleteBash => Some(Shell::Bash),
+        Generated::CompleteZsh => Some(Shell::Zsh),
+        Generated::CompleteFish => Some(Shell::Fish),
+        Generated::CompletePowershell => Some(Shell::PowerShell),
+        Generated::CompleteElvish => Some(Shell::Elvish),
+    };
+    if let Some(shell) = shell {
+        clap_complete::generate(shell, &mut command, "maguyva", &mut out);
+    }
+    std::io::stdout().write_all(&out)?;
+    Ok(ExitCode::SUCCESS)
+}
+
 fn mcp(args: McpArgs) -> Result<ExitCode> {
-    let dir = args.opts.dir(&args.path);
+    let root = args.folder.root(&args.opts);
+    if let Some(client) = args.print_config {
+        return print_mcp_config(client, &root, &args.opts);
+    }
+    let dir = args.opts.dir(&root);
     let settings = args.opts.settings(&dir);
-    let server = maguyva_cli::mcp::McpServer::open(&args.path, dir, settings)
-        .with_context(|| format!("opening the index of {}", args.path.display()))?;
+    let server = maguyva_cli::mcp::McpServer::open(&root, dir, settings)
+        .with_context(|| format!("opening the index of {}", root.display()))?;
     maguyva_cli::mcp::serve(server)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Prints the registration of `maguyva mcp` for `client`, with absolute
+/// paths, since agents start servers from folders of their own.
+fn print_mcp_config(
+    client: maguyva_cli::mcp_config::Client,
+    root: &Path,
+    opts: &IndexOpts,
+) -> Result<ExitCode> {
+    let root = maguyva_core::canonical_root(root)
+        .with_context(|| format!("the folder to serve, {}", root.display()))?;
+    let program = std::env::current_exe().context("finding the maguyva program")?;
+    let mut server_args = vec!["mcp".to_string(), "--path".into(), root.display().to_string()];
+    if let Some(dir) = &opts.index_dir {
+        let dir = std::path::absolute(dir).unwrap_or_else(|_| dir.clone());
+        server_args.extend(["--index-dir".into(), dir.display().to_string()]);
+    }
+    let config = client.config(&program.display().to_string(), &server_args);
+    eprintln!("maguyva: {}", config.location);
+    std::io::stdout().write_all(config.snippet.as_bytes())?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A number of results: a whole number of at least one.
+fn result_count(s: &str) -> std::result::Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(0) => Err("0 results asks for nothing; give at least 1".into()),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!("`{s}` is not a number of results")),
+    }
 }
 
 /// A token budget: a whole number of at least one.
@@ -373,7 +492,8 @@ fn note(text: &str) {
 }
 
 fn index(args: IndexArgs) -> Result<ExitCode> {
-    let dir = args.opts.dir(&args.path);
+    let root = args.folder.root(&args.opts);
+    let dir = args.opts.dir(&root);
     if args.verify {
         let report = engine::verify(&dir, &args.opts.settings(&dir))
             .with_context(|| format!("verifying the index in {}", dir.path().display()))?;
@@ -386,9 +506,8 @@ fn index(args: IndexArgs) -> Result<ExitCode> {
     }
     let progress = BarProgress::new(!args.quiet && !args.json);
     let options = if args.refresh { BuildOptions::REFRESH } else { BuildOptions::FULL };
-    let (_, report) =
-        build_index_with(&args.path, &dir, &args.opts.settings(&dir), options, &progress)
-            .with_context(|| format!("indexing {}", args.path.display()))?;
+    let (_, report) = build_index_with(&root, &dir, &args.opts.settings(&dir), options, &progress)
+        .with_context(|| format!("indexing {}", root.display()))?;
     progress.finish();
     if args.json {
         print(&format!("{}\n", serde_json::to_string_pretty(&report)?))?;
@@ -399,7 +518,8 @@ fn index(args: IndexArgs) -> Result<ExitCode> {
 }
 
 fn search(args: SearchArgs) -> Result<ExitCode> {
-    let dir = args.opts.dir(&args.path);
+    let root = args.folder.root(&args.opts);
+    let dir = args.opts.dir(&root);
     let mode = if args.literal {
         MatchMode::Literal
     } else if args.regex {
@@ -421,20 +541,35 @@ fn search(args: SearchArgs) -> Result<ExitCode> {
     };
     // Validate before any indexing work, so a bad query fails fast.
     let query = request.query()?;
-    let index = if args.no_refresh {
-        engine::Index::open(&dir, &args.opts.settings(&dir))
-            .with_context(|| format!("opening the index in {}", dir.path().display()))?
+    let (index, as_is) = if args.no_refresh {
+        let index = engine::Index::open(&dir, &args.opts.settings(&dir))
+            .with_context(|| format!("opening the index in {}", dir.path().display()))?;
+        (index, false)
     } else {
         let progress = BarProgress::new(!args.json);
-        let (index, refresh) = open_fresh(&args.path, &dir, &args.opts.settings(&dir), &progress)
-            .with_context(|| format!("indexing {}", args.path.display()))?;
+        let (index, refresh) = open_fresh(&root, &dir, &args.opts.settings(&dir), &progress)
+            .with_context(|| format!("indexing {}", root.display()))?;
         progress.finish();
         if let Some(text) = refresh.note() {
             note(&text);
         }
-        index
+        (
+            index,
+            matches!(refresh, engine::Refresh::ReadOnly { .. } | engine::Refresh::UsedWhileLocked),
+        )
     };
-    let response = match index.search(&request) {
+    // An index that cannot be refreshed answers as it is, without the
+    // files that changed since.
+    let searched = match as_is {
+        true => index.search_as_indexed(&request),
+        false => index.search(&request),
+    };
+    if let Ok(r) = &searched
+        && !r.changed.is_empty()
+    {
+        note(&format!("left out, changed since indexed: {}", r.changed.join(", ")));
+    }
+    let response = match searched {
         // Damage found only now, in a part the search read for the first
         // time: rebuild from scratch. A file that changed after the
         // staleness check saw it (or in a way it cannot see: same size and
@@ -450,8 +585,8 @@ fn search(args: SearchArgs) -> Result<ExitCode> {
             drop(index);
             let progress = BarProgress::new(!args.json);
             let (index, _) =
-                build_index_with(&args.path, &dir, &args.opts.settings(&dir), options, &progress)
-                    .with_context(|| format!("indexing {}", args.path.display()))?;
+                build_index_with(&root, &dir, &args.opts.settings(&dir), options, &progress)
+                    .with_context(|| format!("indexing {}", root.display()))?;
             progress.finish();
             index.search(&request)?
         }
@@ -584,7 +719,8 @@ fn fresh_index(path: &Path, opts: &IndexOpts, json: bool) -> Result<engine::Inde
 }
 
 fn callers(args: CallersArgs) -> Result<ExitCode> {
-    let index = fresh_index(&args.path, &args.opts, args.json)?;
+    let root = args.folder.root(&args.opts);
+    let index = fresh_index(&root, &args.opts, args.json)?;
     let report = index.callers(&args.name, args.limit as usize)?;
     if report.targets.is_empty() {
         note(&format!("no definition named {:?}", args.name));
@@ -602,7 +738,8 @@ fn callers(args: CallersArgs) -> Result<ExitCode> {
 }
 
 fn impact(args: ImpactArgs) -> Result<ExitCode> {
-    let index = fresh_index(&args.path, &args.opts, args.json)?;
+    let root = args.folder.root(&args.opts);
+    let index = fresh_index(&root, &args.opts, args.json)?;
     let report = index.impact(&args.target, args.depth, args.limit as usize)?;
     if report.targets.is_empty() {
         note(&format!("no definition, file or module named {:?}", args.target));
@@ -620,7 +757,8 @@ fn impact(args: ImpactArgs) -> Result<ExitCode> {
 }
 
 fn symbols(args: SymbolsArgs) -> Result<ExitCode> {
-    let index = fresh_index(&args.path, &args.opts, args.json)?;
+    let root = args.folder.root(&args.opts);
+    let index = fresh_index(&root, &args.opts, args.json)?;
     let wanted = args.name.as_deref().map(maguyva_ast::normalize);
     let listed: Vec<output::SymbolRow> = index
         .symbols()?
@@ -631,6 +769,12 @@ fn symbols(args: SymbolsArgs) -> Result<ExitCode> {
             Some(output::SymbolRow::new(path, s))
         })
         .collect();
+    if listed.is_empty() {
+        note(&match &args.name {
+            Some(name) => format!("no definition named {name:?}"),
+            None => "no definitions found".to_string(),
+        });
+    }
     if args.json {
         print(&format!("{}\n", serde_json::to_string_pretty(&listed)?))?;
     } else {

@@ -4,7 +4,7 @@
 
 use crate::engine::{BuildReport, SearchResponse, SearchResult, VerifyReport};
 use maguyva_core::MatchMode;
-use maguyva_core::tokens::{for_each_token, words};
+use maguyva_core::tokens::{for_each_token, is_function_word, words};
 use std::collections::{BTreeMap, HashSet};
 use std::fmt::Write;
 
@@ -42,9 +42,14 @@ impl Highlighter {
     pub fn new(text: &str, mode: MatchMode, case_insensitive: bool) -> Highlighter {
         let pattern = match mode {
             MatchMode::Keyword => {
+                // Function words ("how", "are", "the") and single letters
+                // say nothing of what is asked: they neither pick the lines
+                // shown nor are highlighted.
                 let mut set = HashSet::new();
                 for_each_token(text, |t| {
-                    set.insert(t.to_string());
+                    if t.chars().count() >= 2 && !is_function_word(t) {
+                        set.insert(t.to_string());
+                    }
                 });
                 return Highlighter::Tokens(set);
             }
@@ -91,11 +96,26 @@ fn best_lines<'a>(result: &'a SearchResult, hl: &Highlighter) -> Vec<(u32, &'a s
     let mut scored: Vec<(usize, usize)> =
         lines.iter().enumerate().map(|(i, (_, l))| (hl.ranges(l).len(), i)).collect();
     scored.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-    let mut picked: Vec<usize> = if scored.first().is_some_and(|s| s.0 > 0) {
-        scored.iter().filter(|s| s.0 > 0).take(SNIPPET_LINES).map(|s| s.1).collect()
+    let candidates: Vec<usize> = if scored.first().is_some_and(|s| s.0 > 0) {
+        scored.iter().filter(|s| s.0 > 0).map(|s| s.1).collect()
     } else {
-        (0..lines.len()).filter(|&i| !lines[i].1.trim().is_empty()).take(SNIPPET_LINES).collect()
+        (0..lines.len()).filter(|&i| !lines[i].1.trim().is_empty()).collect()
     };
+    // A definition is always shown through the line that names it.
+    let definition = result
+        .definition_line
+        .and_then(|d| d.checked_sub(result.start_line))
+        .map(|i| i as usize)
+        .filter(|&i| i < lines.len());
+    let mut picked: Vec<usize> = definition.into_iter().collect();
+    for i in candidates {
+        if picked.len() >= SNIPPET_LINES {
+            break;
+        }
+        if !picked.contains(&i) {
+            picked.push(i);
+        }
+    }
     picked.sort_unstable();
     picked.into_iter().map(|i| lines[i]).collect()
 }
@@ -425,6 +445,7 @@ mod tests {
             ranks: BTreeMap::new(),
             explain: None,
             evidence: None,
+            definition_line: None,
         }
     }
 
@@ -434,6 +455,38 @@ mod tests {
         let hl = Highlighter::new("parse config", MatchMode::Keyword, false);
         let lines = best_lines(&r, &hl);
         assert_eq!(lines, vec![(11, "let config = 1;"), (13, "parse_config(config);")]);
+    }
+
+    #[test]
+    fn a_definition_is_shown_through_the_line_that_names_it() {
+        let mut r = result(
+            "/// Reads the config file.\n/// The config file is read once per config.\n\
+             /// A missing config file is an error.\npub fn load(path: &Path) -> Settings {\n    \
+             read(path)\n}",
+        );
+        let hl = Highlighter::new("config file", MatchMode::Keyword, false);
+        // Without the definition's line, the three doc lines win.
+        assert!(!best_lines(&r, &hl).iter().any(|(n, _)| *n == 13));
+        r.definition_line = Some(13);
+        let lines = best_lines(&r, &hl);
+        assert_eq!(lines.len(), 3);
+        assert!(lines.contains(&(13, "pub fn load(path: &Path) -> Settings {")), "{lines:?}");
+    }
+
+    #[test]
+    fn function_words_neither_pick_lines_nor_are_highlighted() {
+        let r = result(
+            "# Cookies are set here, which are directly sent.\ndef signed_sessions(store):\n    \
+             if the_cookies_are_disabled:\n        return None\n    return signed(session)",
+        );
+        let hl = Highlighter::new("how are sessions signed", MatchMode::Keyword, false);
+        assert!(hl.ranges("which are directly how").is_empty());
+        let lines = best_lines(&r, &hl);
+        assert_eq!(
+            lines,
+            vec![(11, "def signed_sessions(store):"), (14, "    return signed(session)")],
+            "only the lines with the question's content words"
+        );
     }
 
     #[test]
@@ -448,6 +501,7 @@ mod tests {
             results: vec![result("let ECONNREFUSED = 1;")],
             explain: None,
             budget: None,
+            changed: vec![],
         };
         let hl = Highlighter::new("ECONNREFUSED", MatchMode::Literal, false);
         let text = render_search(&resp, &hl, Style::new(false));

@@ -116,6 +116,27 @@ fn an_empty_query_is_refused() {
     let run = repo.run(&["search", "   "]);
     assert_eq!(run.code, 2);
     assert!(run.stderr.contains("the query is empty"), "{}", run.stderr);
+    // An empty quoted string would match every file.
+    for empty in ["\"\"", " \" \" "] {
+        let run = repo.run(&["search", empty]);
+        assert_eq!(run.code, 2, "{empty:?}: {}", run.stdout);
+        assert!(run.stderr.contains("the quoted string is empty"), "{}", run.stderr);
+        assert!(run.stdout.is_empty());
+    }
+    assert!(!repo.path().join(".maguyva").exists(), "a bad query fails before any indexing");
+}
+
+#[test]
+fn zero_results_is_an_input_error() {
+    let repo = Repo::fixture("rust");
+    for args in [["search", "-k", "0", "parse"], ["search", "--limit", "0", "parse"]] {
+        let run = repo.run(&args);
+        assert_eq!(run.code, 2, "{args:?}");
+        assert!(run.stderr.contains("give at least 1"), "{}", run.stderr);
+        assert!(run.stdout.is_empty());
+    }
+    let run = repo.run(&["callers", "parse", "--limit", "0"]);
+    assert_eq!(run.code, 2);
 }
 
 #[test]
@@ -266,4 +287,195 @@ fn a_failed_run_never_loses_the_good_index() {
     let (run, json) = repo.search_json("\"restock\"", &["--no-refresh"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(!result_paths(&json).is_empty());
+}
+
+/// Runs `maguyva ARGS` in `dir` as a user who cannot write what root wrote:
+/// directly when not root, else as `nobody` through `setpriv`; `None` when
+/// running as root without it.
+#[cfg(unix)]
+fn run_unprivileged(dir: &std::path::Path, args: &[&str]) -> Option<crate::util::Run> {
+    let probe = dir.join(".probe");
+    std::fs::write(&probe, "x").ok()?;
+    std::fs::set_permissions(&probe, std::os::unix::fs::PermissionsExt::from_mode(0o000)).ok()?;
+    let root = reads_despite_permissions(&probe);
+    let _ = std::fs::remove_file(&probe);
+    if !root {
+        return Some(crate::util::run_in(dir, args));
+    }
+    let out = std::process::Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
+        .arg(env!("CARGO_BIN_EXE_maguyva"))
+        .args(args)
+        .current_dir(dir)
+        .env_remove("VOYAGE_API_KEY")
+        .output()
+        .ok()?;
+    Some(crate::util::Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    })
+}
+
+#[cfg(unix)]
+#[test]
+fn an_index_that_cannot_be_refreshed_answers_as_it_is() {
+    use std::os::unix::fs::PermissionsExt;
+    let repo = Repo::fixture("python");
+    assert_eq!(repo.run(&["index", "-q"]).code, 0);
+    let query = "how is the price of the cart computed";
+    let (_, before) = repo.search_json(query, &[]);
+    let before = result_paths(&before);
+    assert!(before.contains(&"shop/pricing.py".to_string()) && before.len() > 1, "{before:?}");
+    // Readable by anyone, writable by no one else: a shared checkout.
+    let mode = |p: &std::path::Path, m: u32| {
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(m)).unwrap()
+    };
+    for entry in walk(repo.path()) {
+        mode(&entry, if entry.is_dir() { 0o755 } else { 0o644 });
+    }
+    repo.write("shop/pricing.py", "def apply_discount(price):\n    return price\n");
+    let index = repo.path().join(".maguyva");
+    for entry in walk(&index) {
+        mode(&entry, if entry.is_dir() { 0o555 } else { 0o444 });
+    }
+    let Some(run) = run_unprivileged(repo.path(), &["search", query, "--json"]) else {
+        eprintln!("skipped: running as root without setpriv");
+        return;
+    };
+    for entry in walk(&index) {
+        mode(&entry, if entry.is_dir() { 0o755 } else { 0o644 });
+    }
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stderr.contains("cannot be refreshed"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("left out, changed since indexed: shop/pricing.py"),
+        "{}",
+        run.stderr
+    );
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let expected: Vec<String> = before.into_iter().filter(|p| p != "shop/pricing.py").collect();
+    assert_eq!(result_paths(&json), expected);
+}
+
+/// Every folder and file under `dir`, `dir` included, parents first.
+#[cfg(unix)]
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = vec![dir.to_path_buf()];
+    let mut i = 0;
+    while i < out.len() {
+        if out[i].is_dir()
+            && let Ok(entries) = std::fs::read_dir(&out[i])
+        {
+            out.extend(entries.flatten().map(|e| e.path()));
+        }
+        i += 1;
+    }
+    out
+}
+
+/// The answers to a few questions, without timings.
+fn answers(repo: &Repo) -> Vec<serde_json::Value> {
+    ["how is the discount applied", "\"def helper_7\"", "who calls apply_discount"]
+        .iter()
+        .map(|q| {
+            let run = repo.run(&["search", q, "--json", "--no-refresh"]);
+            assert_eq!(run.code, 0, "{q}: {}", run.stderr);
+            let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+            json["results"].clone()
+        })
+        .collect()
+}
+
+#[cfg(unix)]
+#[test]
+fn a_build_killed_at_any_point_leaves_the_previous_index_answering() {
+    use std::io::BufRead;
+    let repo = Repo::fixture("python");
+    for i in 0..20 {
+        repo.write(
+            &format!("helpers/helper_{i}.py"),
+            format!(
+                "def helper_{i}(x):\n    \"\"\"Helps with step {i}.\"\"\"\n    return x + {i}\n"
+            ),
+        );
+    }
+    let counted = std::process::Command::new(env!("CARGO_BIN_EXE_maguyva"))
+        .args(["index", "-q"])
+        .current_dir(repo.path())
+        .env("MAGUYVA_PAUSE_AT", "count")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&counted.stderr);
+    let (total, stages) = stderr
+        .lines()
+        .find_map(|l| {
+            let (n, stages) =
+                l.strip_prefix("maguyva: ")?.split_once(" progress events; stages begin at ")?;
+            let stages: Vec<u64> = stages.split(' ').filter_map(|s| s.parse().ok()).collect();
+            Some((n.parse::<u64>().ok()?, stages))
+        })
+        .unwrap_or_else(|| panic!("no event count: {stderr}"));
+    assert!(total >= 30 && stages.len() >= 8, "{total} events, stages at {stages:?}");
+    // Every stage's beginning and first step, then points spread evenly
+    // over the rest, up to 30.
+    let mut points: Vec<u64> =
+        stages.iter().flat_map(|&s| [s, s + 1]).filter(|&p| p <= total).collect();
+    points.sort_unstable();
+    points.dedup();
+    let mut i = 0;
+    while points.len() < 30 {
+        let p = 1 + (i * 7919) % total;
+        if !points.contains(&p) {
+            points.push(p);
+        }
+        i += 1;
+    }
+    points.sort_unstable();
+    assert_eq!(points.len(), 30, "{points:?}");
+    let before = answers(&repo);
+    let index = repo.path().join(".maguyva");
+    for at in points {
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_maguyva"))
+            .args(["index", "-q"])
+            .current_dir(repo.path())
+            .env("MAGUYVA_PAUSE_AT", at.to_string())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+        let paused = stderr.lines().map_while(Result::ok).any(|l| l.contains("paused at"));
+        assert!(paused, "the build never reached event {at} of {total}");
+        child.kill().unwrap(); // SIGKILL
+        child.wait().unwrap();
+        assert_eq!(answers(&repo), before, "after a kill at event {at} of {total}");
+        let next = repo.run(&["index", "-q"]);
+        assert_eq!(next.code, 0, "the build after a kill at {at}: {}", next.stderr);
+        let mut left: Vec<String> = std::fs::read_dir(&index)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| !matches!(n.as_str(), "CURRENT" | "LOCK" | ".gitignore"))
+            .collect();
+        left.sort();
+        assert!(
+            left.len() == 1 && left[0].starts_with("gen-"),
+            "after a kill at event {at} and a build: {left:?}"
+        );
+    }
+}
+
+#[test]
+fn a_failed_lookup_prints_nothing_on_stdout() {
+    let repo = Repo::fixture("python");
+    for args in [
+        vec!["callers", "qqqxyzzy_nonexistent_name"],
+        vec!["impact", "qqqxyzzy_nonexistent_name"],
+        vec!["symbols", "--name", "qqqxyzzy_nonexistent_name"],
+    ] {
+        let run = repo.run(&args);
+        assert_eq!(run.code, 1, "{args:?}: {}", run.stderr);
+        assert_eq!(run.stdout, "", "{args:?}");
+        assert!(run.stderr.contains("qqqxyzzy_nonexistent_name"), "{args:?}: {}", run.stderr);
+    }
 }

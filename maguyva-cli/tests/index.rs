@@ -177,3 +177,53 @@ fn staleness_is_told_without_walking_while_folders_keep_their_shape() {
     assert!(run.stderr.contains("1 removed"), "{}", run.stderr);
     assert!(result_paths(&json).is_empty());
 }
+
+#[test]
+fn a_command_run_in_a_subfolder_uses_the_index_above_it() {
+    let repo = Repo::fixture("python");
+    assert_eq!(repo.run(&["index", "-q"]).code, 0);
+    let sub = repo.path().join("shop");
+    for args in [
+        vec!["search", "apply_discount", "--json"],
+        vec!["callers", "apply_discount"],
+        vec!["impact", "shop/pricing.py"],
+        vec!["symbols", "--name", "apply_discount"],
+    ] {
+        let run = crate::util::run_in(&sub, &args);
+        assert_eq!(run.code, 0, "{args:?}: {}", run.stderr);
+        assert!(run.stdout.contains("shop/pricing.py"), "{args:?}: {}", run.stdout);
+    }
+    assert!(!sub.join(".maguyva").exists(), "no second index in the subfolder");
+    // A folder with no index above it gets its own.
+    let lone = tempfile::tempdir().unwrap();
+    std::fs::write(lone.path().join("a.py"), "def lone_function():\n    return 1\n").unwrap();
+    let run = crate::util::run_in(lone.path(), &["search", "lone_function"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(lone.path().join(".maguyva").is_dir());
+}
+
+#[test]
+fn every_command_takes_the_folder_as_path_or_positionally() {
+    let repo = Repo::fixture("python");
+    let root = repo.path().to_str().unwrap().to_string();
+    let elsewhere = tempfile::tempdir().unwrap();
+    for args in [
+        vec!["search", "apply_discount", root.as_str()],
+        vec!["search", "apply_discount", "--path", root.as_str()],
+        vec!["callers", "apply_discount", root.as_str()],
+        vec!["callers", "apply_discount", "-p", root.as_str()],
+        vec!["impact", "shop/pricing.py", root.as_str()],
+        vec!["symbols", root.as_str(), "--name", "apply_discount"],
+        vec!["symbols", "--path", root.as_str(), "--name", "apply_discount"],
+    ] {
+        let run = crate::util::run_in(elsewhere.path(), &args);
+        assert_eq!(run.code, 0, "{args:?}: {}", run.stderr);
+        assert!(run.stdout.contains("shop/pricing.py"), "{args:?}: {}", run.stdout);
+    }
+    let both = crate::util::run_in(
+        elsewhere.path(),
+        &["search", "apply_discount", root.as_str(), "--path", root.as_str()],
+    );
+    assert_eq!(both.code, 2);
+    assert!(both.stderr.contains("cannot be used with"), "{}", both.stderr);
+}

@@ -28,3 +28,6 @@ mod eval;
 
 // The MCP server, driven by a real MCP client over stdio.
 mod mcp;
+
+// Help, man page and completions made from the argument definitions.
+mod cli;

@@ -70,6 +70,7 @@ mod tests {
             ranks: BTreeMap::new(),
             explain: None,
             evidence: None,
+            definition_line: None,
         }
     }
 

@@ -711,7 +711,9 @@ pub fn build_index_with(
     drop(documents);
     stage("embed", &mut t);
 
-    progress.stage("writing", 0);
+    // One step per file written, and one for the switch to the new
+    // generation.
+    progress.stage("writing", 8);
     let staging = lock.stage()?;
     let manifest = Manifest {
         maguyva_version: env!("CARGO_PKG_VERSION").into(),
@@ -731,15 +733,23 @@ pub fn build_index_with(
         guards: scan.guards.clone(),
     };
     store::save(&staging.path().join(FRAGMENTS_FILE), FRAGMENTS_FORMAT, "fragments", &fragments)?;
+    progress.advance(1);
     text.save(staging.path())?;
+    progress.advance(1);
     symbols.save(staging.path())?;
+    progress.advance(1);
     graph.save(staging.path())?;
+    progress.advance(1);
     vectors.save(staging.path())?;
+    progress.advance(1);
     outline_file.write(&staging.path().join(OUTLINES_FILE))?;
+    progress.advance(1);
     // The manifest goes last: a generation is only ever renamed into place
     // whole, but writing it last also keeps a half-copied folder unreadable.
     manifest.save(staging.path())?;
+    progress.advance(1);
     let gen_dir = staging.commit()?;
+    progress.advance(1);
     stage("write", &mut t);
 
     let report = BuildReport {
