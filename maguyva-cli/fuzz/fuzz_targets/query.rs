@@ -1,0 +1,22 @@
+//! Query handling on arbitrary text: validation, quoting, the intent
+//! classifier, the plan of which retrievers run, and the word splitting
+//! the retrievers and file priors use.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use maguyva_engine::SearchRequest;
+use maguyva_fusion::{IntentClassifier, Preset, plan};
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(text) = std::str::from_utf8(data) else { return };
+    let mut request = SearchRequest::new(text);
+    let Ok(query) = request.query() else { return };
+    let classification = IntentClassifier::new().classify(query.text());
+    for preset in [Preset::Quick, Preset::Default, Preset::Thorough] {
+        request.preset = preset;
+        let _ = plan(&request.plan_request(&query), &classification, classification.intent);
+    }
+    let _ = maguyva_core::tokens::content_words(text);
+    let _ = maguyva_core::tokens::tokens(text);
+    let _ = maguyva_core::tokens::normalize_name(text);
+});

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Runs the fuzz targets on nightly with cargo-fuzz (`cargo install cargo-fuzz`).
+#
+#   maguyva-cli/fuzz/run.sh smoke          # every target for ${FUZZ_SECONDS:-20} s (CI)
+#   maguyva-cli/fuzz/run.sh long [RUNS]    # every target for RUNS executions (default 10,000,000)
+#   maguyva-cli/fuzz/run.sh TARGET [ARGS]  # one target, with libFuzzer's options
+#
+# The committed seeds in corpus/TARGET are only read; what the fuzzer learns
+# goes to a working corpus under ${FUZZ_WORK:-/tmp/maguyva-fuzz}, and a crash
+# to artifacts/TARGET/.
+set -euo pipefail
+cd "$(dirname "$0")"
+work=${FUZZ_WORK:-/tmp/maguyva-fuzz}
+targets=(sections framed query regex_plan model2vec)
+one() {
+  local target=$1; shift
+  mkdir -p "$work/$target"
+  cargo +nightly fuzz run -O "$target" "$work/$target" "corpus/$target" -- "$@"
+}
+case "${1:-smoke}" in
+  smoke) for t in "${targets[@]}"; do one "$t" -max_total_time="${FUZZ_SECONDS:-20}"; done ;;
+  long) for t in "${targets[@]}"; do one "$t" -runs="${2:-10000000}"; done ;;
+  *) t=$1; shift; one "$t" "$@" ;;
+esac
