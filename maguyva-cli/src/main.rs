@@ -276,6 +276,10 @@ struct EvalArgs {
     /// Folds of repositories for `--tune`'s cross-validation.
     #[arg(long, default_value_t = 5, value_name = "N")]
     folds: usize,
+    /// A file of queries no repository can answer, one per line, run on
+    /// every repository: the report gives the share that got no result
+    #[arg(long, value_name = "FILE")]
+    nonsense: Option<PathBuf>,
     /// A benchmark that `--tune` reports on but never fits (validation).
     #[arg(long, value_name = "DIR", requires = "validation_checkouts")]
     validation: Option<PathBuf>,
@@ -642,6 +646,16 @@ fn evaluate(args: EvalArgs) -> Result<ExitCode> {
             (!args.modality.is_empty()).then(|| args.modality.clone()),
         )]
     };
+    let nonsense = match &args.nonsense {
+        Some(path) => std::fs::read_to_string(path)
+            .with_context(|| format!("reading {}", path.display()))?
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .map(String::from)
+            .collect(),
+        None => Vec::new(),
+    };
     let mut reports = Vec::new();
     for bench in &args.bench {
         let opts = EvalOptions {
@@ -654,6 +668,7 @@ fn evaluate(args: EvalArgs) -> Result<ExitCode> {
             settings: settings.clone(),
             ranking: ranking.clone(),
             variants: variants.clone(),
+            nonsense: nonsense.clone(),
         };
         let report = eval::run(&opts, &mut |line| note(line))?;
         if !args.json {

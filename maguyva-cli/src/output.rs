@@ -446,6 +446,7 @@ mod tests {
             explain: None,
             evidence: None,
             definition_line: None,
+            admitted: None,
         }
     }
 

@@ -95,6 +95,29 @@ fn eval_scores_every_fixture_and_names_rankings() {
 }
 
 #[test]
+fn eval_reports_how_often_nonsense_finds_nothing() {
+    let bench = FixtureBench::new();
+    // Two made-up queries, and one every fixture answers (a name it defines).
+    bench
+        .dir
+        .write("nonsense.txt", "qqqxyzzy_nonexistent_name\nflux capacitor overdrive\n\nCart\n");
+    let nonsense = bench.path("nonsense.txt");
+    let run = bench.eval(&["--json", "--nonsense", &nonsense]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let rate = report["nonsense_empty_rate"].as_f64().unwrap();
+    assert!((rate - 2.0 / 3.0).abs() < 1e-9, "{rate}");
+    let answered = report["nonsense_answered"].as_array().unwrap();
+    assert_eq!(answered.len(), LANGUAGES.len());
+    assert!(answered.iter().all(|a| a[1] == "Cart"));
+    for repo in report["repos"].as_array().unwrap() {
+        assert_eq!(repo["nonsense_empty"], 2);
+    }
+    let text = bench.eval(&["--nonsense", &nonsense]);
+    assert!(text.stdout.contains("nonsense queries with no result: 66.7%"), "{}", text.stdout);
+}
+
+#[test]
 fn eval_reports_each_benchmark_of_several() {
     let bench = FixtureBench::new();
     let second = bench.path("bench");

@@ -31,3 +31,6 @@ mod mcp;
 
 // Help, man page and completions made from the argument definitions.
 mod cli;
+
+// Honest answers: every result shows evidence, and nonsense finds nothing.
+mod honest;

@@ -13,6 +13,7 @@ use maguyva_core::{
     sort_hits,
 };
 use rayon::prelude::*;
+use roaring::RoaringBitmap;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 use std::sync::Arc;
@@ -278,6 +279,25 @@ impl TextIndex {
             return Err(corrupt("file names or roles do not match the files"));
         }
         Ok(TextIndex { trigrams, bm25, paths, names, roles })
+    }
+
+    /// The files holding `term` (a term of this index's analyzer: a word, a
+    /// sub-word of an identifier, or a whole identifier, lowercased and
+    /// stemmed) in their text, path or file name.
+    pub fn files_with_term(&self, fragments: &FragmentTable, term: &str) -> Result<RoaringBitmap> {
+        let mut files = RoaringBitmap::new();
+        self.bm25.for_each_posting(term, |chunk, _| {
+            if let Some(frag) = fragments.try_get(chunk) {
+                files.insert(frag.file.0);
+            }
+        })?;
+        // The path and name fields have one document per file.
+        for field in [&self.paths, &self.names] {
+            field.for_each_posting(term, |doc, _| {
+                files.insert(doc.0);
+            })?;
+        }
+        Ok(files)
     }
 
     /// The files whose text may contain `literal`, by its trigrams alone
@@ -619,6 +639,21 @@ mod tests {
         v.sort();
         v.dedup();
         v
+    }
+
+    #[test]
+    fn files_with_term_looks_in_text_path_and_name() {
+        let (c, f) = corpus(&["fn parse_config() {}\n", "let sessions = 1;\n", "nothing\n"]);
+        let paths = ["a.rs", "b.rs", "src/session/store.rs"];
+        let idx =
+            TextIndexBuilder::new().build(&c, &c.fragment_documents(&f), &paths, &[]).unwrap();
+        let files = |t: &str| idx.files_with_term(&f, t).unwrap().iter().collect::<Vec<u32>>();
+        // Sub-words and the whole identifier are terms; words are stemmed.
+        assert_eq!(files("config"), [0]);
+        assert_eq!(files("parseconfig"), [0]);
+        assert_eq!(files("session"), [1, 2]);
+        assert_eq!(files("store"), [2]);
+        assert!(files("absent").is_empty());
     }
 
     #[test]

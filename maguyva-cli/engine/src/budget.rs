@@ -71,6 +71,7 @@ mod tests {
             explain: None,
             evidence: None,
             definition_line: None,
+            admitted: None,
         }
     }
 

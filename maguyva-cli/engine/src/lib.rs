@@ -23,6 +23,7 @@
 //! engine needs no HTTP, TLS or tokenizer library.
 #![deny(missing_docs)]
 
+pub mod admission;
 pub mod budget;
 mod build;
 mod embedder;

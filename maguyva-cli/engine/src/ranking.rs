@@ -1,6 +1,7 @@
 //! Query-time ranking parameters, loadable from a JSON file so that research
 //! runs (`maguyva eval --ranking FILE`) can tune them without rebuilding.
 
+use crate::admission::AdmissionParams;
 use maguyva_ast::StructuralParams;
 use maguyva_fusion::{RRF_K_DEFAULT, Signals, WeightProfile};
 use maguyva_graph::GraphParams;
@@ -82,6 +83,8 @@ pub struct RankingConfig {
     pub min_fetch: usize,
     /// Ranking signals beyond the seed recipe.
     pub signals: Signals,
+    /// Which results a query's words admit (`admission`).
+    pub admission: AdmissionParams,
 }
 
 /// The learned ranking, as `maguyva eval --tune` wrote it: the fields it
@@ -128,6 +131,7 @@ impl RankingConfig {
             fragments_per_result: 8,
             min_fetch: 50,
             signals: Signals::NONE,
+            admission: AdmissionParams::default(),
         }
     }
 

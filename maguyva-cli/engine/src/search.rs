@@ -3,6 +3,7 @@
 //! their lists by weighted RRF, and explain the result on request.
 
 use super::{CentralityScale, Index, RankingConfig};
+use crate::admission::{Admission, QueryEvidence};
 use crate::budget::BudgetReport;
 use maguyva_core::{
     ChunkId, FileId, Fragment, Hit, LineSpan, MatchMode, Modality, Query, Result, Retriever,
@@ -172,6 +173,10 @@ pub struct SearchResult {
     /// On a definition shown for the name asked: the line that names it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub definition_line: Option<u32>,
+    /// The evidence that admitted the result (absent on the graph's
+    /// answers, which carry `evidence`, and without admission).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub admitted: Option<Admission>,
 }
 
 /// How a search was run, for explanations.
@@ -623,6 +628,17 @@ impl Index {
         let graph_route = plan.strategy == FusionStrategy::Direct
             && plan.weights.active() == [Modality::Graph]
             && request.modalities.is_none();
+        let admission = &request.ranking.admission;
+        let evidence = match admission.on
+            && !graph_route
+            && request.modalities.is_none()
+            && prepared.query.mode() == MatchMode::Keyword
+        {
+            true => QueryEvidence::of(&request.text, self.text()?, &self.fragments, admission)?,
+            false => None,
+        };
+        let gate =
+            Gate { evidence: evidence.as_ref(), floor: admission.floor * f32::from(admission.on) };
         let mut results = if graph_route {
             let t = Instant::now();
             let (results, used) = self.graph_answer(request, &prepared)?;
@@ -630,13 +646,13 @@ impl Index {
             modalities = used;
             results
         } else {
-            self.answer(request, &prepared, &plan, &mut timings_ms)?
+            self.answer(request, &prepared, &plan, &gate, &mut timings_ms)?
         };
         if results.is_empty()
             && let Some(fallback) =
                 fallback_plan(&plan_request, &prepared.classification, prepared.intent, &plan)
         {
-            results = self.answer(request, &prepared, &fallback, &mut timings_ms)?;
+            results = self.answer(request, &prepared, &fallback, &gate, &mut timings_ms)?;
             // Words of a name match parts of other names; only files where
             // a name the query gives occurs whole are an answer.
             let names: Vec<&str> =
@@ -659,6 +675,12 @@ impl Index {
             };
             if let Some(name) = named {
                 self.definitions_first(&request.text, name, &mut results, request.limit)?;
+            }
+        }
+        if let MatchMode::Literal | MatchMode::Regex = prepared.query.mode() {
+            let by = if prepared.query.mode() == MatchMode::Literal { "literal" } else { "regex" };
+            for r in &mut results {
+                r.admitted = Some(Admission::whole(by, prepared.query.text()));
             }
         }
         // Left out before the budget, which then spends on what remains.
@@ -793,7 +815,11 @@ impl Index {
                 hit.score,
                 BTreeMap::from([(Modality::Structural, rank)]),
             ) {
-                first.push(SearchResult { definition_line: Some(sym.name_line), ..r });
+                first.push(SearchResult {
+                    definition_line: Some(sym.name_line),
+                    admitted: Some(Admission::whole("name", name)),
+                    ..r
+                });
             }
         }
         // Then the files where the name occurs whole (a constant written
@@ -828,6 +854,9 @@ impl Index {
                 }
             }
         }
+        for r in &mut whole {
+            r.admitted = Some(Admission::whole("name", name));
+        }
         first.append(&mut whole);
         first.extend(parts);
         first.truncate(limit);
@@ -850,6 +879,7 @@ impl Index {
         request: &SearchRequest,
         prepared: &PreparedQuery,
         plan: &Plan,
+        gate: &Gate<'_>,
         timings_ms: &mut BTreeMap<String, f64>,
     ) -> Result<Vec<SearchResult>> {
         let runs = self.retrieve(
@@ -865,10 +895,10 @@ impl Index {
         }
         let t = Instant::now();
         Ok(match self.order(&request.ranking, prepared, plan, &lists) {
-            Ordering::Direct(m, hits) => self.one_per_file(&hits, m, request.limit),
+            Ordering::Direct(m, hits) => self.one_per_file(&hits, m, request.limit, gate),
             Ordering::Fused(fused) => {
                 timings_ms.insert("fusion".to_string(), t.elapsed().as_secs_f64() * 1000.0);
-                self.fused_results(&fused, &plan.weights, request.limit, request.explain)
+                self.fused_results(&fused, &plan.weights, request.limit, request.explain, gate)
             }
         })
     }
@@ -893,6 +923,7 @@ impl Index {
             explain: None,
             evidence: None,
             definition_line: None,
+            admitted: None,
         })
     }
 
@@ -902,12 +933,20 @@ impl Index {
         weights: &ModalityWeights,
         limit: usize,
         explain: bool,
+        gate: &Gate<'_>,
     ) -> Vec<SearchResult> {
+        if !gate.answerable(fused.iter().map(|h| h.file)) {
+            return Vec::new();
+        }
+        let best = fused.first().map_or(0.0, |h| h.score);
         fused
             .iter()
+            .take_while(|h| h.score >= gate.floor * best)
             .filter_map(|h| {
+                let admitted = gate.admit(h.file)?;
                 let ranks = h.contributions.iter().map(|c| (c.modality, c.rank.0)).collect();
                 let mut r = self.result(h.chunk, h.file, h.lines, h.score, ranks)?;
+                r.admitted = admitted;
                 if explain {
                     r.explain = Some(Explanation {
                         contributions: h
@@ -931,28 +970,65 @@ impl Index {
             .collect()
     }
 
-    fn one_per_file(&self, hits: &[Hit], modality: Modality, limit: usize) -> Vec<SearchResult> {
+    fn one_per_file(
+        &self,
+        hits: &[Hit],
+        modality: Modality,
+        limit: usize,
+        gate: &Gate<'_>,
+    ) -> Vec<SearchResult> {
         let mut seen = HashSet::new();
         let mut out = Vec::new();
+        if !gate.answerable(hits.iter().map(|h| h.file)) {
+            return Vec::new();
+        }
+        let best = hits.iter().map(|h| h.score).fold(0.0, f32::max);
         for hit in hits {
-            if out.len() >= limit {
+            if out.len() >= limit || hit.score < gate.floor * best {
                 break;
             }
             if !seen.insert(hit.file) {
                 continue;
             }
             let rank = seen.len() as u32 - 1;
-            if let Some(r) = self.result(
+            let Some(admitted) = gate.admit(hit.file) else { continue };
+            if let Some(mut r) = self.result(
                 hit.chunk,
                 hit.file,
                 hit.lines,
                 hit.score,
                 BTreeMap::from([(modality, rank)]),
             ) {
+                r.admitted = admitted;
                 out.push(r);
             }
         }
         out
+    }
+}
+
+/// What a result must show to be returned: evidence from the query's words
+/// (when admission is on) and a score within the floor of the best.
+struct Gate<'a> {
+    evidence: Option<&'a QueryEvidence>,
+    floor: f32,
+}
+
+impl Gate<'_> {
+    /// Whether the query's words are held well enough by one of
+    /// `candidates` for it to be answered (always without admission).
+    fn answerable(&self, candidates: impl IntoIterator<Item = FileId>) -> bool {
+        self.evidence.is_none_or(|e| e.answerable(candidates))
+    }
+
+    /// None when `file` is not admitted; Some(None) when admitted without
+    /// word evidence (no admission asked, or a query of function words).
+    #[allow(clippy::option_option)]
+    fn admit(&self, file: FileId) -> Option<Option<Admission>> {
+        match self.evidence {
+            Some(e) => e.admit(file).map(Some),
+            None => Some(None),
+        }
     }
 }
 

@@ -49,6 +49,9 @@ pub struct EvalOptions {
     /// The configurations run over every index; the first is the one
     /// reported in full, the others make the ablation table.
     pub variants: Vec<Variant>,
+    /// Queries no repository can answer, run on every repository with the
+    /// first variant: the report gives how often they get nothing.
+    pub nonsense: Vec<String>,
 }
 
 /// One way of answering the queries, for comparisons over the same indexes.
@@ -211,6 +214,8 @@ pub struct RepoReport {
     /// Mean HNSW recall@10 against the exact scan over its queries (when
     /// measured and the index has a graph).
     pub hnsw_recall_at_10: Option<f64>,
+    /// Of the nonsense queries, how many got no result (when given).
+    pub nonsense_empty: Option<usize>,
 }
 
 /// The whole evaluation.
@@ -234,6 +239,11 @@ pub struct EvalReport {
     pub zero_result_rate: f64,
     /// Mean over repositories of the HNSW recall@10 (when measured).
     pub hnsw_recall_at_10: Option<f64>,
+    /// Fraction of the nonsense queries, over all repositories, that got
+    /// no result (when given).
+    pub nonsense_empty_rate: Option<f64>,
+    /// The nonsense queries that got a result, with the repository.
+    pub nonsense_answered: Vec<(String, String)>,
     /// Repositories left out because their checkout is missing.
     pub missing_checkouts: Vec<String>,
     /// Every query.
@@ -252,6 +262,7 @@ pub fn run(opts: &EvalOptions, status: &mut dyn FnMut(&str)) -> Result<EvalRepor
     let mut per_variant: Vec<(Vec<RepoReport>, Vec<QueryRecord>)> =
         opts.variants.iter().map(|_| (Vec::new(), Vec::new())).collect();
     let mut missing = Vec::new();
+    let mut nonsense_answered = Vec::new();
     for repo in &bench.repos {
         if !opts.repos.is_empty() && !opts.repos.contains(&repo.spec.name) {
             continue;
@@ -271,10 +282,19 @@ pub fn run(opts: &EvalOptions, status: &mut dyn FnMut(&str)) -> Result<EvalRepor
             let (report, mut recs) = run_queries(&index, repo, prefix, variant, ranking)?;
             let hnsw_recall_at_10 =
                 if vi == 0 && opts.hnsw_recall { hnsw_recall(&index, repo)? } else { None };
+            let nonsense_empty = if vi == 0 && !opts.nonsense.is_empty() {
+                let answered = run_nonsense(&index, &opts.nonsense, variant, &opts.ranking)?;
+                let empty = opts.nonsense.len() - answered.len();
+                nonsense_answered.extend(answered.into_iter().map(|q| (repo.spec.name.clone(), q)));
+                Some(empty)
+            } else {
+                None
+            };
             let report = RepoReport {
                 index_ms,
                 index_stages_ms: index_stages_ms.clone(),
                 hnsw_recall_at_10,
+                nonsense_empty,
                 ..report
             };
             if vi == 0 {
@@ -321,6 +341,12 @@ pub fn run(opts: &EvalOptions, status: &mut dyn FnMut(&str)) -> Result<EvalRepor
     reports.truncate(1);
     let mut main = reports.remove(0);
     main.ablation = ablation;
+    if !opts.nonsense.is_empty() {
+        let empty: usize = main.repos.iter().filter_map(|r| r.nonsense_empty).sum();
+        let asked = opts.nonsense.len() * main.repos.len();
+        main.nonsense_empty_rate = Some(empty as f64 / asked.max(1) as f64);
+        main.nonsense_answered = nonsense_answered;
+    }
     Ok(main)
 }
 
@@ -371,6 +397,29 @@ fn hnsw_recall(index: &crate::engine::Index, repo: &BenchRepo) -> Result<Option<
         }
     }
     Ok((!recalls.is_empty()).then(|| recalls.iter().sum::<f64>() / recalls.len() as f64))
+}
+
+/// Runs the nonsense queries on one repository; returns those that got a
+/// result.
+fn run_nonsense(
+    index: &crate::engine::Index,
+    queries: &[String],
+    variant: &Variant,
+    ranking: &RankingConfig,
+) -> Result<Vec<String>> {
+    let mut answered = Vec::new();
+    for q in queries {
+        let mut request = SearchRequest::new(q.clone());
+        request.limit = CUTOFF;
+        request.ranking = ranking.clone();
+        request.preset = variant.preset;
+        request.modalities = variant.modalities.clone();
+        let response = index.search(&request).with_context(|| format!("query {q:?}"))?;
+        if !response.results.is_empty() {
+            answered.push(q.clone());
+        }
+    }
+    Ok(answered)
 }
 
 /// Runs one repository's queries with one variant.
@@ -428,6 +477,7 @@ fn run_queries(
         latency_p50_ms: quantile(&latencies, 0.5),
         latency_p95_ms: quantile(&latencies, 0.95),
         hnsw_recall_at_10: None,
+        nonsense_empty: None,
     };
     Ok((report, records))
 }
@@ -464,6 +514,8 @@ fn summarize(
         missing_checkouts: missing,
         queries,
         ablation: Vec::new(),
+        nonsense_empty_rate: None,
+        nonsense_answered: Vec::new(),
     }
 }
 
@@ -532,6 +584,9 @@ pub fn render(report: &EvalReport) -> String {
         }
     }
     let _ = writeln!(out, "queries with no result: {:.1}%", report.zero_result_rate * 100.0);
+    if let Some(rate) = report.nonsense_empty_rate {
+        let _ = writeln!(out, "nonsense queries with no result: {:.1}%", rate * 100.0);
+    }
     if let Some(r) = report.hnsw_recall_at_10 {
         let min = report
             .repos

@@ -859,6 +859,9 @@ pub fn run(opts: &TuneOptions, status: &mut dyn FnMut(&str)) -> Result<TuneRepor
             status(&format!("{}: off, it does not help under cross-validation", sw.name));
         }
     }
+    // Admission decides which results are shown, not their order, and has
+    // its own fit (doc/ranking.md): the learned file carries the shipped one.
+    learned.admission = shipped.admission;
     let train_objective = if switches.iter().any(|s| s.pruned) {
         let ndcgs = corpus.evaluate(&learned)?;
         corpus.objective(&ndcgs, &all)
