@@ -43,6 +43,7 @@ fn model_err(path: &Path, reason: impl Into<String>) -> Error {
 }
 
 /// A tensor of a safetensors file, decoded to f32.
+#[derive(Debug)]
 struct Tensor {
     shape: Vec<usize>,
     values: Vec<f32>,
@@ -70,10 +71,10 @@ fn f16_to_f32(h: u16) -> f32 {
     f32::from_bits(bits)
 }
 
-/// Reads every tensor of a safetensors file (an 8-byte header length, a JSON
-/// header, then the raw little-endian data).
-fn read_safetensors(path: &Path) -> Result<HashMap<String, Tensor>> {
-    let bytes = std::fs::read(path).map_err(|e| model_err(path, e.to_string()))?;
+/// Reads every tensor of a safetensors file's bytes (an 8-byte header
+/// length, a JSON header, then the raw little-endian data); `path` names
+/// the file in errors.
+fn read_safetensors(bytes: &[u8], path: &Path) -> Result<HashMap<String, Tensor>> {
     let len = bytes
         .get(..8)
         .map(|b| u64::from_le_bytes(b.try_into().unwrap_or([0; 8])))
@@ -128,7 +129,9 @@ fn read_safetensors(path: &Path) -> Result<HashMap<String, Tensor>> {
                 return Err(model_err(path, format!("tensor {name} has unsupported type {other}")));
             }
         };
-        if values.len() != shape.iter().product::<usize>() {
+        // A shape whose size overflows describes no tensor in the file.
+        let size = shape.iter().try_fold(1usize, |n, &d| n.checked_mul(d));
+        if size != Some(values.len()) {
             return Err(model_err(
                 path,
                 format!("tensor {name}: {} values for shape {shape:?}", values.len()),
@@ -148,14 +151,11 @@ impl StaticModel {
         };
         let (model_path, tok_path, cfg_path) =
             (file("model.safetensors")?, file("tokenizer.json")?, file("config.json")?);
-        let tokenizer = tokenizers::Tokenizer::from_file(&tok_path)
-            .map_err(|e| model_err(&tok_path, e.to_string()))?;
-        let cfg: Value = serde_json::from_slice(
-            &std::fs::read(&cfg_path).map_err(|e| model_err(&cfg_path, e.to_string()))?,
-        )
-        .map_err(|e| model_err(&cfg_path, e.to_string()))?;
-        let normalize = cfg.get("normalize").and_then(Value::as_bool).unwrap_or(true);
-        let mut tensors = read_safetensors(&model_path)?;
+        // The weights are checked before the tokenizer, the slowest part
+        // to load, is parsed.
+        let bytes =
+            std::fs::read(&model_path).map_err(|e| model_err(&model_path, e.to_string()))?;
+        let mut tensors = read_safetensors(&bytes, &model_path)?;
         let emb = tensors
             .remove("embeddings")
             .or_else(|| tensors.remove("0"))
@@ -172,8 +172,13 @@ impl StaticModel {
         {
             return Err(model_err(&model_path, "weights or mapping do not fit the embeddings"));
         }
-        let bytes =
-            std::fs::read(&model_path).map_err(|e| model_err(&model_path, e.to_string()))?;
+        let tokenizer = tokenizers::Tokenizer::from_file(&tok_path)
+            .map_err(|e| model_err(&tok_path, e.to_string()))?;
+        let cfg: Value = serde_json::from_slice(
+            &std::fs::read(&cfg_path).map_err(|e| model_err(&cfg_path, e.to_string()))?,
+        )
+        .map_err(|e| model_err(&cfg_path, e.to_string()))?;
+        let normalize = cfg.get("normalize").and_then(Value::as_bool).unwrap_or(true);
         let name = dir
             .file_name()
             .map_or_else(|| "model".to_string(), |n| n.to_string_lossy().into_owned());
@@ -260,5 +265,33 @@ mod tests {
         assert_eq!(f16_to_f32(0x0000), 0.0);
         assert!((f16_to_f32(0x3555) - 0.33325).abs() < 1e-4);
         assert!(f16_to_f32(0x0001) > 0.0 && f16_to_f32(0x0001) < 1e-7);
+    }
+
+    fn safetensors(header: &str, data: &[u8]) -> Vec<u8> {
+        let mut bytes = (header.len() as u64).to_le_bytes().to_vec();
+        bytes.extend_from_slice(header.as_bytes());
+        bytes.extend_from_slice(data);
+        bytes
+    }
+
+    #[test]
+    fn a_shape_whose_size_overflows_is_an_error() {
+        let path = Path::new("model.safetensors");
+        let huge = r#"{"embeddings":{"dtype":"F32","shape":[4294967296,4294967297],"data_offsets":[0,4]}}"#;
+        let err = read_safetensors(&safetensors(huge, &[0; 4]), path).unwrap_err();
+        assert!(err.to_string().contains("values for shape"), "{err}");
+        let fits = r#"{"embeddings":{"dtype":"F32","shape":[1,1],"data_offsets":[0,4]}}"#;
+        let tensors = read_safetensors(&safetensors(fits, &1f32.to_le_bytes()), path).unwrap();
+        assert_eq!(tensors["embeddings"].values, [1.0]);
+    }
+
+    #[test]
+    fn truncated_or_inverted_offsets_are_errors() {
+        let path = Path::new("model.safetensors");
+        let inverted = r#"{"embeddings":{"dtype":"F32","shape":[1],"data_offsets":[4,0]}}"#;
+        assert!(read_safetensors(&safetensors(inverted, &[0; 4]), path).is_err());
+        assert!(read_safetensors(&[1, 0, 0], path).is_err());
+        let long_header = u64::MAX.to_le_bytes();
+        assert!(read_safetensors(&long_header, path).is_err());
     }
 }
