@@ -568,10 +568,8 @@ fn search(args: SearchArgs) -> Result<ExitCode> {
         true => index.search_as_indexed(&request),
         false => index.search(&request),
     };
-    if let Ok(r) = &searched
-        && !r.changed.is_empty()
-    {
-        note(&format!("left out, changed since indexed: {}", r.changed.join(", ")));
+    if let Ok(r) = &searched {
+        note_changed(&r.changed);
     }
     let response = match searched {
         // Damage found only now, in a part the search read for the first
@@ -720,8 +718,9 @@ fn tune(args: EvalArgs, index_root: PathBuf, settings: IndexSettings) -> Result<
     Ok(ExitCode::SUCCESS)
 }
 
-/// The fresh index of a folder, with a progress bar unless JSON is printed.
-fn fresh_index(path: &Path, opts: &IndexOpts, json: bool) -> Result<engine::Index> {
+/// The fresh index of a folder, with a progress bar unless JSON is printed,
+/// and whether it must answer as it is (it could not be refreshed).
+fn fresh_index(path: &Path, opts: &IndexOpts, json: bool) -> Result<(engine::Index, bool)> {
     let dir = opts.dir(path);
     let progress = BarProgress::new(!json);
     let (index, refresh) = open_fresh(path, &dir, &opts.settings(&dir), &progress)
@@ -730,13 +729,26 @@ fn fresh_index(path: &Path, opts: &IndexOpts, json: bool) -> Result<engine::Inde
     if let Some(text) = refresh.note() {
         note(&text);
     }
-    Ok(index)
+    let as_is =
+        matches!(refresh, engine::Refresh::ReadOnly { .. } | engine::Refresh::UsedWhileLocked);
+    Ok((index, as_is))
+}
+
+/// Says on stderr which changed files an answer left out.
+fn note_changed(changed: &[String]) {
+    if !changed.is_empty() {
+        note(&format!("left out, changed since indexed: {}", changed.join(", ")));
+    }
 }
 
 fn callers(args: CallersArgs) -> Result<ExitCode> {
     let root = args.folder.root(&args.opts);
-    let index = fresh_index(&root, &args.opts, args.json)?;
-    let report = index.callers(&args.name, args.limit as usize)?;
+    let (index, as_is) = fresh_index(&root, &args.opts, args.json)?;
+    let report = match as_is {
+        true => index.callers_as_indexed(&args.name, args.limit as usize)?,
+        false => index.callers(&args.name, args.limit as usize)?,
+    };
+    note_changed(&report.changed);
     if report.targets.is_empty() {
         note(&format!("no definition named {:?}", args.name));
     }
@@ -754,8 +766,12 @@ fn callers(args: CallersArgs) -> Result<ExitCode> {
 
 fn impact(args: ImpactArgs) -> Result<ExitCode> {
     let root = args.folder.root(&args.opts);
-    let index = fresh_index(&root, &args.opts, args.json)?;
-    let report = index.impact(&args.target, args.depth, args.limit as usize)?;
+    let (index, as_is) = fresh_index(&root, &args.opts, args.json)?;
+    let report = match as_is {
+        true => index.impact_as_indexed(&args.target, args.depth, args.limit as usize)?,
+        false => index.impact(&args.target, args.depth, args.limit as usize)?,
+    };
+    note_changed(&report.changed);
     if report.targets.is_empty() {
         note(&format!("no definition, file or module named {:?}", args.target));
     }
@@ -773,7 +789,7 @@ fn impact(args: ImpactArgs) -> Result<ExitCode> {
 
 fn symbols(args: SymbolsArgs) -> Result<ExitCode> {
     let root = args.folder.root(&args.opts);
-    let index = fresh_index(&root, &args.opts, args.json)?;
+    let (index, _) = fresh_index(&root, &args.opts, args.json)?;
     let wanted = args.name.as_deref().map(maguyva_ast::normalize);
     let listed: Vec<output::SymbolRow> = index
         .symbols()?

@@ -343,8 +343,31 @@ fn an_index_that_cannot_be_refreshed_answers_as_it_is() {
         eprintln!("skipped: running as root without setpriv");
         return;
     };
+    let graph_runs = [
+        ("callers", run_unprivileged(repo.path(), &["callers", "total_with_tax", "--json"])),
+        ("impact", run_unprivileged(repo.path(), &["impact", "shop/pricing.py", "--json"])),
+    ];
     for entry in walk(&index) {
         mode(&entry, if entry.is_dir() { 0o755 } else { 0o644 });
+    }
+    // Callers and impact answer as the index stands too, without the
+    // changed file.
+    for (what, graph_run) in graph_runs {
+        let graph_run = graph_run.unwrap();
+        assert_eq!(graph_run.code, 0, "{what}: {}", graph_run.stderr);
+        assert!(graph_run.stderr.contains("cannot be refreshed"), "{}", graph_run.stderr);
+        let report: serde_json::Value = serde_json::from_str(&graph_run.stdout).unwrap();
+        let files = report["files"].as_array().unwrap();
+        assert!(!files.is_empty(), "{what}: {report}");
+        assert!(files.iter().all(|f| f["path"] != "shop/pricing.py"), "{what}: {report}");
+        // The callers of a function defined in the changed file read it
+        // (its definition line), find it changed and leave it out; the
+        // files importing it do not need to read it.
+        if what == "callers" {
+            assert_eq!(report["changed"], serde_json::json!(["shop/pricing.py"]), "{report}");
+            let note = "left out, changed since indexed: shop/pricing.py";
+            assert!(graph_run.stderr.contains(note), "{}", graph_run.stderr);
+        }
     }
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(run.stderr.contains("cannot be refreshed"), "{}", run.stderr);

@@ -50,6 +50,10 @@ pub struct CallersReport {
     /// resolved, then the files where the name occurs as a word in code,
     /// the defining files, and string- or comment-only mentions.
     pub files: Vec<FileRef>,
+    /// Files left out because they changed since the index was built
+    /// (only from the `_as_indexed` variants).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub changed: Vec<String>,
 }
 
 /// One file in a references or impact answer.
@@ -107,6 +111,10 @@ pub struct ImpactReport {
     /// The files affected, nearest first, then by the strength of the
     /// evidence (an import and a use, then one of them) and centrality.
     pub files: Vec<FileRef>,
+    /// Files left out because they changed since the index was built
+    /// (only from the `_as_indexed` variants).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub changed: Vec<String>,
 }
 
 impl Index {
@@ -138,6 +146,18 @@ impl Index {
     pub fn callers(&self, name: &str, limit: usize) -> Result<CallersReport> {
         let report = self.callers_unchecked(name, limit)?;
         self.content.damage().map_or(Ok(report), Err)
+    }
+
+    /// [`Index::callers`] on an index the tree has moved away from (one
+    /// that could not be refreshed): the files found changed since the
+    /// index was built are left out, and named in `changed`.
+    pub fn callers_as_indexed(&self, name: &str, limit: usize) -> Result<CallersReport> {
+        let mut report = self.callers_unchecked(name, limit)?;
+        report.changed = self.changed_paths();
+        let changed = &report.changed;
+        report.callers.retain(|c| !changed.contains(&c.path));
+        report.files.retain(|f| !changed.contains(&f.path));
+        Ok(report)
     }
 
     fn callers_unchecked(&self, name: &str, limit: usize) -> Result<CallersReport> {
@@ -177,6 +197,7 @@ impl Index {
             targets: defs.iter().filter_map(|&d| self.def_ref(d)).collect(),
             callers,
             files,
+            changed: Vec::new(),
         })
     }
 
@@ -187,6 +208,23 @@ impl Index {
     pub fn impact(&self, target: &str, depth: u32, limit: usize) -> Result<ImpactReport> {
         let report = self.impact_unchecked(target, depth, limit)?;
         self.content.damage().map_or(Ok(report), Err)
+    }
+
+    /// [`Index::impact`] on an index that could not be refreshed: the
+    /// files found changed since the index was built are left out, and
+    /// named in `changed`.
+    pub fn impact_as_indexed(
+        &self,
+        target: &str,
+        depth: u32,
+        limit: usize,
+    ) -> Result<ImpactReport> {
+        let mut report = self.impact_unchecked(target, depth, limit)?;
+        report.changed = self.changed_paths();
+        let changed = &report.changed;
+        report.dependents.retain(|d| !changed.contains(&d.path));
+        report.files.retain(|f| !changed.contains(&f.path));
+        Ok(report)
     }
 
     fn impact_unchecked(&self, target: &str, depth: u32, limit: usize) -> Result<ImpactReport> {
@@ -269,6 +307,13 @@ impl Index {
                 snippet: self.line_text(d.file, d.line),
             })
             .collect();
-        Ok(ImpactReport { query: target.to_string(), targets, depth, dependents, files })
+        Ok(ImpactReport {
+            query: target.to_string(),
+            targets,
+            depth,
+            dependents,
+            files,
+            changed: Vec::new(),
+        })
     }
 }

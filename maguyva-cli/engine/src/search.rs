@@ -607,7 +607,7 @@ impl Index {
     }
 
     /// The paths of the files reads found changed since the index was built.
-    fn changed_paths(&self) -> Vec<String> {
+    pub(crate) fn changed_paths(&self) -> Vec<String> {
         let files = &self.manifest.files;
         let changed = self.content.changed_files().into_iter();
         changed.filter_map(|f| files.get(f.index()).map(|e| e.path.clone())).collect()
