@@ -634,7 +634,12 @@ impl Index {
             && request.modalities.is_none()
             && prepared.query.mode() == MatchMode::Keyword
         {
-            true => QueryEvidence::of(&request.text, self.text()?, &self.fragments, admission)?,
+            true => {
+                let t = Instant::now();
+                let e = QueryEvidence::of(&request.text, self.text()?, &self.fragments, admission)?;
+                timings_ms.insert("admission".to_string(), t.elapsed().as_secs_f64() * 1000.0);
+                e
+            }
             false => None,
         };
         let gate =
