@@ -628,22 +628,10 @@ impl Index {
         let graph_route = plan.strategy == FusionStrategy::Direct
             && plan.weights.active() == [Modality::Graph]
             && request.modalities.is_none();
-        let admission = &request.ranking.admission;
-        let evidence = match admission.on
+        let admission = request.ranking.admission.on
             && !graph_route
             && request.modalities.is_none()
-            && prepared.query.mode() == MatchMode::Keyword
-        {
-            true => {
-                let t = Instant::now();
-                let e = QueryEvidence::of(&request.text, self.text()?, &self.fragments, admission)?;
-                timings_ms.insert("admission".to_string(), t.elapsed().as_secs_f64() * 1000.0);
-                e
-            }
-            false => None,
-        };
-        let gate =
-            Gate { evidence: evidence.as_ref(), floor: admission.floor * f32::from(admission.on) };
+            && prepared.query.mode() == MatchMode::Keyword;
         let mut results = if graph_route {
             let t = Instant::now();
             let (results, used) = self.graph_answer(request, &prepared)?;
@@ -651,13 +639,13 @@ impl Index {
             modalities = used;
             results
         } else {
-            self.answer(request, &prepared, &plan, &gate, &mut timings_ms)?
+            self.answer(request, &prepared, &plan, admission, &mut timings_ms)?
         };
         if results.is_empty()
             && let Some(fallback) =
                 fallback_plan(&plan_request, &prepared.classification, prepared.intent, &plan)
         {
-            results = self.answer(request, &prepared, &fallback, &gate, &mut timings_ms)?;
+            results = self.answer(request, &prepared, &fallback, admission, &mut timings_ms)?;
             // Words of a name match parts of other names; only files where
             // a name the query gives occurs whole are an answer.
             let names: Vec<&str> =
@@ -878,21 +866,39 @@ impl Index {
         words.iter().any(|w| has_whole_word(text, w))
     }
 
-    /// Runs a plan's modalities and orders their lists into results.
+    /// Runs a plan's modalities and orders their lists into results; with
+    /// `admission`, only the results the query's words admit.
     fn answer(
         &self,
         request: &SearchRequest,
         prepared: &PreparedQuery,
         plan: &Plan,
-        gate: &Gate<'_>,
+        admission: bool,
         timings_ms: &mut BTreeMap<String, f64>,
     ) -> Result<Vec<SearchResult>> {
-        let runs = self.retrieve(
-            &prepared.query,
-            &plan.weights.active(),
-            &request.ranking,
-            Self::fetch_size(request),
-        )?;
+        let params = &request.ranking.admission;
+        // The query's words are looked up while the modalities run.
+        let (runs, evidence) = rayon::join(
+            || {
+                let fetch = Self::fetch_size(request);
+                self.retrieve(&prepared.query, &plan.weights.active(), &request.ranking, fetch)
+            },
+            || -> Result<(Option<QueryEvidence>, f64)> {
+                if !admission {
+                    return Ok((None, 0.0));
+                }
+                let t = Instant::now();
+                let e = QueryEvidence::of(&request.text, self.text()?, &self.fragments, params)?;
+                Ok((e, t.elapsed().as_secs_f64() * 1000.0))
+            },
+        );
+        let (runs, (evidence, admission_ms)) = (runs?, evidence?);
+        if admission {
+            timings_ms.insert("admission".to_string(), admission_ms);
+        }
+        let gate =
+            Gate { evidence: evidence.as_ref(), floor: if admission { params.floor } else { 0.0 } };
+        let gate = &gate;
         let mut lists = Vec::with_capacity(runs.len());
         for (m, hits, ms) in runs {
             timings_ms.insert(m.as_str().to_string(), ms);
