@@ -74,6 +74,12 @@ pub fn is_function_word(word: &str) -> bool {
     FUNCTION_WORDS.contains(&word)
 }
 
+/// Whether a lowercase word says what a question is about: two letters or
+/// more, at least one alphabetic, and not a function word.
+pub fn is_content_word(word: &str) -> bool {
+    word.chars().count() >= 2 && word.chars().any(char::is_alphabetic) && !is_function_word(word)
+}
+
 /// The content words of a question, lowercased, in order, without repeats:
 /// its identifiers split into sub-words, function words and single letters
 /// dropped.
@@ -82,11 +88,7 @@ pub fn content_words(text: &str) -> Vec<String> {
     for word in words(text) {
         for sub in split_identifier(word) {
             let w = sub.to_lowercase();
-            if w.chars().count() >= 2
-                && w.chars().any(char::is_alphabetic)
-                && !is_function_word(&w)
-                && !out.contains(&w)
-            {
+            if is_content_word(&w) && !out.contains(&w) {
                 out.push(w);
             }
         }

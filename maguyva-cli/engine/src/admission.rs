@@ -88,6 +88,11 @@ struct Word {
 }
 
 impl Word {
+    /// Whether the index holds the word anywhere, whole or by its parts.
+    fn is_known(&self) -> bool {
+        !self.whole.is_empty() || !self.parts.is_empty()
+    }
+
     /// How much of this word `file` holds, from 0 to 1.
     fn held_by(&self, file: u32) -> f32 {
         if self.whole.contains(file) {
@@ -123,11 +128,7 @@ impl QueryEvidence {
         let mut words: Vec<Word> = Vec::new();
         for raw in tokens::words(text) {
             let word = raw.to_lowercase();
-            if word.chars().count() < 2
-                || !word.chars().any(char::is_alphabetic)
-                || tokens::is_function_word(&word)
-                || words.iter().any(|w| w.word == word)
-            {
+            if !tokens::is_content_word(&word) || words.iter().any(|w| w.word == word) {
                 continue;
             }
             // A compound identifier's terms are its parts, then itself whole.
@@ -162,7 +163,7 @@ impl QueryEvidence {
     /// Whether no file can be admitted: no word of the query is held
     /// anywhere.
     pub fn matches_nothing(&self) -> bool {
-        self.words.iter().all(|w| w.whole.is_empty() && w.parts.is_empty())
+        !self.words.iter().any(Word::is_known)
     }
 
     /// The share of the query's words `file` holds.
@@ -175,8 +176,8 @@ impl QueryEvidence {
     /// to be answered.
     pub fn answerable(&self, candidates: impl IntoIterator<Item = FileId>) -> bool {
         let best = candidates.into_iter().map(|f| self.coverage(f)).fold(0.0, f32::max);
-        let known = self.words.iter().filter(|w| !w.whole.is_empty() || !w.parts.is_empty());
-        let vocabulary = known.count() as f32 / self.words.len() as f32;
+        let known = self.words.iter().filter(|w| w.is_known()).count();
+        let vocabulary = known as f32 / self.words.len() as f32;
         let known_enough = self.vocabulary_coverage > 0.0 && vocabulary >= self.vocabulary_coverage;
         best > 0.0 && (best >= self.query_coverage || known_enough)
     }

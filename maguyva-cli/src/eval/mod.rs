@@ -399,6 +399,16 @@ fn hnsw_recall(index: &crate::engine::Index, repo: &BenchRepo) -> Result<Option<
     Ok((!recalls.is_empty()).then(|| recalls.iter().sum::<f64>() / recalls.len() as f64))
 }
 
+/// A query as a variant asks it, for the benchmark's cutoff.
+fn variant_request(query: &str, variant: &Variant, ranking: &RankingConfig) -> SearchRequest {
+    let mut request = SearchRequest::new(query);
+    request.limit = CUTOFF;
+    request.ranking = ranking.clone();
+    request.preset = variant.preset;
+    request.modalities = variant.modalities.clone();
+    request
+}
+
 /// Runs the nonsense queries on one repository; returns those that got a
 /// result.
 fn run_nonsense(
@@ -409,11 +419,7 @@ fn run_nonsense(
 ) -> Result<Vec<String>> {
     let mut answered = Vec::new();
     for q in queries {
-        let mut request = SearchRequest::new(q.clone());
-        request.limit = CUTOFF;
-        request.ranking = ranking.clone();
-        request.preset = variant.preset;
-        request.modalities = variant.modalities.clone();
+        let request = variant_request(q, variant, ranking);
         let response = index.search(&request).with_context(|| format!("query {q:?}"))?;
         if !response.results.is_empty() {
             answered.push(q.clone());
@@ -435,11 +441,7 @@ fn run_queries(
     let mut latencies = Vec::new();
     let mut records = Vec::new();
     for task in &repo.tasks {
-        let mut request = SearchRequest::new(task.query.clone());
-        request.limit = CUTOFF;
-        request.ranking = ranking.clone();
-        request.preset = variant.preset;
-        request.modalities = variant.modalities.clone();
+        let request = variant_request(&task.query, variant, &ranking);
         let t = Instant::now();
         let response = index.search(&request).with_context(|| format!("query {:?}", task.query))?;
         let latency_ms = t.elapsed().as_secs_f64() * 1000.0;
