@@ -8,7 +8,7 @@ use crate::extract::FileOutline;
 use crate::symbol::{SymbolKind, SymbolRef};
 use maguyva_core::store::FormatVersion;
 use maguyva_core::{
-    Analyzer, Array, Bytes, FileId, LineSpan, SectionFile, SectionWriter, SymbolId,
+    Analyzer, Array, Bytes, FileId, LineSpan, SectionFile, SectionWriter, SymbolId, Text,
 };
 use rayon::prelude::*;
 use std::collections::BTreeMap;
@@ -118,7 +118,7 @@ pub struct SymbolTable {
     /// `text_offsets[i]..text_offsets[i + 1]` is string `i` in `texts`;
     /// symbol `s` has strings `STRINGS * s ..`.
     text_offsets: Array<u32>,
-    texts: Bytes,
+    texts: Text,
     /// `first[f]..first[f + 1]` are the symbols of file `f`.
     first: Array<u32>,
     names: Postings,
@@ -182,7 +182,7 @@ impl SymbolTable {
         }
         let mut records = Vec::with_capacity(symbols.len() * RECORD);
         let mut text_offsets = Vec::with_capacity(symbols.len() * STRINGS + 1);
-        let mut texts = Vec::new();
+        let mut texts = String::new();
         text_offsets.push(0u32);
         for s in &symbols {
             let tokens = maguyva_core::tokens::count_tokens(&s.name).min(255) as u32;
@@ -198,7 +198,7 @@ impl SymbolTable {
             // the rest stays in the source, and is most of a documented
             // library's symbol strings.
             for text in [&s.name, &s.qualified_name, &s.signature, doc_summary(&s.doc)] {
-                texts.extend_from_slice(text.as_bytes());
+                texts.push_str(text);
                 let end = u32::try_from(texts.len())
                     .map_err(|_| Error::Parse("symbol strings exceed 4 GiB".into()))?;
                 text_offsets.push(end);
@@ -207,7 +207,7 @@ impl SymbolTable {
         Ok(SymbolTable {
             records: records.into(),
             text_offsets: text_offsets.into(),
-            texts: Bytes::from_vec(texts),
+            texts: Text::from_string(texts),
             first: first.into(),
             names: Postings::build(names)?,
             words: Postings::build(words)?,
@@ -227,12 +227,10 @@ impl SymbolTable {
     }
 
     fn text(&self, i: usize) -> &str {
-        let bytes = match (self.text_offsets.get(i), self.text_offsets.get(i + 1)) {
-            (Some(&a), Some(&b)) => self.texts.get(a as usize..b as usize).unwrap_or_default(),
-            _ => &[],
-        };
-        // Written from strings and covered by a checksum.
-        std::str::from_utf8(bytes).unwrap_or("")
+        match (self.text_offsets.get(i), self.text_offsets.get(i + 1)) {
+            (Some(&a), Some(&b)) => self.texts.get(a as usize..b as usize).unwrap_or(""),
+            _ => "",
+        }
     }
 
     /// How many tokens the name of the symbol with id `id` has (the
@@ -303,7 +301,7 @@ impl SymbolTable {
         w.encoded("analyzer", "symbol table", &self.analyzer)?
             .array("records", &self.records)?
             .array("str.offs", &self.text_offsets)?
-            .bytes("strings", &self.texts)?
+            .bytes("strings", self.texts.as_bytes())?
             .array("first", &self.first)?;
         self.names.write(&mut w, "nm")?;
         self.words.write(&mut w, "wd")?;
@@ -332,7 +330,7 @@ impl SymbolTable {
         let t = SymbolTable {
             records: file.array("records")?,
             text_offsets: file.array("str.offs")?,
-            texts: file.bytes("strings")?,
+            texts: file.text("strings")?,
             first: file.array("first")?,
             names: postings("nm", "name dictionary")?,
             words: postings("wd", "word dictionary")?,
@@ -343,7 +341,7 @@ impl SymbolTable {
         let consistent = t.records.len() == n * RECORD
             && t.text_offsets.len() == n * STRINGS + 1
             && t.text_offsets.windows(2).all(|w| w[0] <= w[1])
-            && t.text_offsets.last().is_some_and(|&l| l as usize == t.texts.len())
+            && t.text_offsets.last().is_some_and(|&l| l as usize == t.texts.as_str().len())
             && t.first.len() == files + 1
             && t.first.windows(2).all(|w| w[0] <= w[1])
             && t.first.last().is_some_and(|&l| l as usize == n)

@@ -44,7 +44,7 @@ pub use crate::{
     progress::{NoProgress, Progress},
     query::{MAX_QUERY_CHARS, MatchMode, Query},
     retriever::Retriever,
-    sections::{Array, Bytes, SectionFile, SectionWriter},
+    sections::{Array, Bytes, SectionFile, SectionWriter, Text},
     span::LineSpan,
     term_matrix::TermMatrix,
 };

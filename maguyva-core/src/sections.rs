@@ -110,6 +110,51 @@ impl PartialEq for Bytes {
 
 impl Eq for Bytes {}
 
+/// UTF-8 text shared cheaply: [`Bytes`] checked once to be UTF-8, so that
+/// reading strings out of it costs no further validation (validating each
+/// symbol's strings on every lookup was about 5% of a warm search).
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct Text(Bytes);
+
+impl Text {
+    /// The bytes as text; `None` when they are not UTF-8.
+    pub fn from_bytes(bytes: Bytes) -> Option<Text> {
+        std::str::from_utf8(&bytes).ok()?;
+        Some(Text(bytes))
+    }
+
+    /// Text held in memory.
+    pub fn from_string(text: String) -> Text {
+        Text(Bytes::from_vec(text.into_bytes()))
+    }
+
+    /// The whole text.
+    pub fn as_str(&self) -> &str {
+        // SAFETY: `from_bytes` checked these bytes, and `from_string` took
+        // them from a `String`; `Bytes` never change once made (owned bytes
+        // are immutable, and mapped generation files are never modified:
+        // see `SectionFile::open`).
+        unsafe { std::str::from_utf8_unchecked(&self.0) }
+    }
+
+    /// The text of a byte range; `None` when the range does not fit or does
+    /// not fall on character boundaries.
+    pub fn get(&self, range: Range<usize>) -> Option<&str> {
+        self.as_str().get(range)
+    }
+
+    /// The bytes the text is stored as.
+    pub fn as_bytes(&self) -> &Bytes {
+        &self.0
+    }
+}
+
+impl fmt::Debug for Text {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Text({} bytes)", self.0.len())
+    }
+}
+
 /// An array of fixed-width little-endian numbers, viewed in place.
 #[derive(Clone, PartialEq, Eq)]
 pub struct Array<T> {
@@ -415,6 +460,13 @@ impl SectionFile {
         Ok(bytes)
     }
 
+    /// A section viewed as UTF-8 text, checked against its checksum and as
+    /// UTF-8 the first time.
+    pub fn text(&self, name: &str) -> Result<Text> {
+        Text::from_bytes(self.bytes(name)?)
+            .ok_or_else(|| Error::corrupt(&self.path, format!("section {name:?} is not UTF-8")))
+    }
+
     /// A section viewed as an array of `T`.
     pub fn array<T: Pod>(&self, name: &str) -> Result<Array<T>> {
         Array::from_bytes(self.bytes(name)?).ok_or_else(|| {
@@ -534,5 +586,25 @@ mod tests {
         assert_eq!(&*b.slice(2..4).unwrap(), b"cd");
         assert!(b.slice(4..9).is_none());
         assert!(Array::<u32>::from_bytes(b.slice(0..3).unwrap()).is_none());
+    }
+
+    #[test]
+    fn text_is_checked_once_and_cut_on_character_boundaries() {
+        let t = Text::from_string("größe ok".to_string());
+        assert_eq!(t.as_str(), "größe ok");
+        assert_eq!(t.get(0..2), Some("gr"));
+        // Inside the two bytes of 'ö', and past the end.
+        assert_eq!(t.get(0..3), None);
+        assert_eq!(t.get(4..40), None);
+        assert!(Text::from_bytes(Bytes::from_vec(vec![b'a', 0xff])).is_none());
+
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("t.mgv");
+        let mut w = SectionWriter::new(F);
+        w.bytes("good", "naïve".as_bytes()).unwrap().bytes("bad", &[0xc3, 0x28]).unwrap();
+        w.write(&p).unwrap();
+        let f = SectionFile::open(&p, F).unwrap();
+        assert_eq!(f.text("good").unwrap().as_str(), "naïve");
+        assert!(matches!(f.text("bad"), Err(Error::Corrupt { .. })));
     }
 }
