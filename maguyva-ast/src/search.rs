@@ -7,8 +7,8 @@ use crate::symbol::{SymbolKind, SymbolRef};
 use crate::table::{SymbolTable, normalize};
 use maguyva_core::tokens::{is_function_word, normalizes_to};
 use maguyva_core::{FileId, FragmentTable, Hit, LineSpan, Modality, Query, Retriever, SymbolId};
+use memchr::memmem;
 use serde::{Deserialize, Serialize};
-use std::collections::HashMap;
 use std::sync::Arc;
 
 /// Words that ask for a definition without naming it; with English
@@ -343,38 +343,45 @@ impl StructuralRetriever {
             // scripts) says little; a rare one says much.
             let idf = |df: usize| (1.0 + n.max(1) as f32 / (df as f32 + 1.0)).ln();
             let total: f32 = q.words.iter().map(|w| idf(self.table.by_name_word(w).len())).sum();
-            let mut matched = vec![(0u32, 0f32); n];
+            // Per symbol: name words matched, their weight, and the weight
+            // of the words its doc summary holds.
+            let mut matched = vec![(0u32, 0f32, 0f32); n];
             let mut seen: Vec<u32> = Vec::new();
-            for w in &q.words {
-                let list = self.table.by_name_word(w);
-                let weight = idf(list.len());
+            let mut add = |list: &[u32], weight: f32, doc: bool| {
                 for &i in list {
                     if let Some(e) = matched.get_mut(i as usize) {
-                        if e.0 == 0 {
+                        if e.0 == 0 && e.1 == 0.0 && e.2 == 0.0 {
                             seen.push(i);
                         }
-                        e.0 += 1;
-                        e.1 += weight;
+                        if doc {
+                            e.2 += weight;
+                        } else {
+                            e.0 += 1;
+                            e.1 += weight;
+                        }
                     }
                 }
+            };
+            for w in &q.words {
+                let list = self.table.by_name_word(w);
+                add(list, idf(list.len()), false);
             }
             // Definitions whose doc summary says what the query asks
             // (`restock`: "Add units of a product to the warehouse").
             if p.doc_words > 0.0 {
-                let mut doc_matched: HashMap<u32, f32> = HashMap::new();
                 for w in &q.words {
                     let list = self.table.by_doc_word(w);
-                    let weight = idf(list.len());
-                    for &i in list {
-                        *doc_matched.entry(i).or_default() += weight;
-                    }
-                }
-                for (i, weight) in doc_matched {
-                    bump(SymbolId(i), p.doc_words * weight / total.max(f32::EPSILON));
+                    add(list, idf(list.len()), true);
                 }
             }
             for i in seen {
-                let (count, weight) = matched[i as usize];
+                let (count, weight, doc) = matched[i as usize];
+                if doc > 0.0 {
+                    bump(SymbolId(i), p.doc_words * doc / total.max(f32::EPSILON));
+                }
+                if count == 0 {
+                    continue;
+                }
                 // Stemming does not change how many words a name has.
                 let Some(parts) = self.table.name_tokens(SymbolId(i)) else { continue };
                 let coverage = weight / total.max(f32::EPSILON)
@@ -395,10 +402,12 @@ impl StructuralRetriever {
             base.truncate(keep);
         }
         let mut hay = String::new();
+        let finders: Vec<memmem::Finder<'_>> =
+            q.words.iter().map(|w| memmem::Finder::new(w.as_bytes())).collect();
         let mut ranked: Vec<(SymbolId, f32)> = Vec::with_capacity(base.len());
         for (id, base) in base {
             let Some(sym) = self.table.get(id) else { continue };
-            let score = base + self.bonus(sym, &q, &mut hay);
+            let score = base + self.bonus(sym, &q, &finders, &mut hay);
             if score > 0.15 {
                 ranked.push((id, score));
             }
@@ -408,9 +417,16 @@ impl StructuralRetriever {
         ranked
     }
 
-    /// A candidate's bonus; `hay` is room for its lowercased text, kept
-    /// from one candidate to the next.
-    fn bonus(&self, sym: SymbolRef<'_>, q: &DefinitionQuery, hay: &mut String) -> f32 {
+    /// A candidate's bonus; `finders` search for the query's words, and
+    /// `hay` is room for the candidate's lowercased text, kept from one
+    /// candidate to the next.
+    fn bonus(
+        &self,
+        sym: SymbolRef<'_>,
+        q: &DefinitionQuery,
+        finders: &[memmem::Finder<'_>],
+        hay: &mut String,
+    ) -> f32 {
         let p = &self.params;
         let mut b = kind_prior(sym.kind);
         if let Some(kinds) = q.kinds {
@@ -441,7 +457,7 @@ impl StructuralRetriever {
                 true => hay.make_ascii_lowercase(),
                 false => *hay = hay.to_lowercase(),
             }
-            let found = q.words.iter().filter(|w| hay.contains(w.as_str())).count();
+            let found = finders.iter().filter(|f| f.find(hay.as_bytes()).is_some()).count();
             b += p.signature_words * found as f32 / q.words.len() as f32;
         }
         b

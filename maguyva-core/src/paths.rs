@@ -73,11 +73,18 @@ pub fn is_test_path(path: &str) -> bool {
     ];
     let mut parts = path.split('/');
     let file = parts.next_back().unwrap_or("");
-    if parts.any(|d| DIRS.contains(&d.to_ascii_lowercase().as_str())) {
+    // Case is folded in place: ranking asks this of every candidate file.
+    if parts.any(|d| DIRS.iter().any(|x| x.eq_ignore_ascii_case(d))) {
         return true;
     }
     let stem = file.split('.').next().unwrap_or(file);
-    let lower = file.to_ascii_lowercase();
+    let lower = file.as_bytes();
+    let contains =
+        |part: &str| lower.windows(part.len()).any(|w| w.eq_ignore_ascii_case(part.as_bytes()));
+    let ends_with = |end: &str| {
+        lower.len() >= end.len()
+            && lower[lower.len() - end.len()..].eq_ignore_ascii_case(end.as_bytes())
+    };
     stem.starts_with("test_")
         || stem.ends_with("_test")
         || stem.ends_with("_tests")
@@ -86,12 +93,12 @@ pub fn is_test_path(path: &str) -> bool {
         || stem.ends_with("Tests")
         || stem.ends_with("Spec")
         || stem.ends_with("_bench")
-        || lower.contains(".test.")
-        || lower.contains(".spec.")
-        || lower.contains(".generated.")
-        || lower.ends_with(".pb.go")
-        || lower.ends_with("_pb2.py")
-        || lower.ends_with(".g.dart")
+        || contains(".test.")
+        || contains(".spec.")
+        || contains(".generated.")
+        || ends_with(".pb.go")
+        || ends_with("_pb2.py")
+        || ends_with(".g.dart")
 }
 
 /// A file name without its directories and extensions: `Infallible` for

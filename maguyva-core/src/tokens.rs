@@ -305,6 +305,16 @@ pub fn normalize_name(name: &str) -> String {
 /// Whether `normalize_name(name)` is `normalized`, found without building
 /// it: for comparing many names against one key.
 pub fn normalizes_to(name: &str, normalized: &str) -> bool {
+    if name.is_ascii() {
+        // An ASCII name's sub-words are its letters and digits, in order:
+        // comparing them lowercased needs no splitting.
+        let mut want = normalized.bytes();
+        let same = name
+            .bytes()
+            .filter(u8::is_ascii_alphanumeric)
+            .all(|c| want.next() == Some(c.to_ascii_lowercase()));
+        return same && want.next().is_none();
+    }
     let mut want = normalized.chars();
     let same = split_identifier(name)
         .flat_map(|part| part.chars().flat_map(char::to_lowercase))
@@ -363,6 +373,16 @@ mod tests {
         fn normalizes_to_agrees_with_normalize_name(
             name in "[a-zA-Z0-9_İé]{0,16}",
             other in "[a-zA-Z0-9_İé]{0,16}",
+        ) {
+            let key = normalize_name(&other);
+            proptest::prop_assert_eq!(normalizes_to(&name, &key), normalize_name(&name) == key);
+            proptest::prop_assert!(normalizes_to(&name, &normalize_name(&name)));
+        }
+
+        #[test]
+        fn normalizes_to_agrees_on_ascii_punctuation(
+            name in "[a-zA-Z0-9_$.:#-]{0,16}",
+            other in "[a-zA-Z0-9_$.:#-]{0,16}",
         ) {
             let key = normalize_name(&other);
             proptest::prop_assert_eq!(normalizes_to(&name, &key), normalize_name(&name) == key);

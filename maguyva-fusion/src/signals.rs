@@ -83,17 +83,21 @@ pub fn path_word_share(query_words: &[String], path: &str) -> f32 {
     }
     let file = path.rsplit('/').next().unwrap_or(path);
     let stem = file.split('.').next().unwrap_or(file);
-    let name: Vec<String> =
-        maguyva_core::tokens::split_identifier(stem).map(|w| w.to_ascii_lowercase()).collect();
-    let found = query_words.iter().filter(|w| name.iter().any(|n| same_word(n, w))).count();
+    // Ranking asks this of every candidate file: no allocation.
+    let found = query_words
+        .iter()
+        .filter(|w| maguyva_core::tokens::split_identifier(stem).any(|n| same_word(n, w)))
+        .count();
     found as f32 / query_words.len() as f32
 }
 
 /// `retry` and `retries`, `extract` and `extractors`: one is the other
-/// with a short ending.
+/// with a short ending (ASCII letter case aside).
 fn same_word(a: &str, b: &str) -> bool {
     let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
-    short == long || (short.len() >= 4 && long.starts_with(short) && long.len() - short.len() <= 3)
+    let (short, long) = (short.as_bytes(), long.as_bytes());
+    let prefix = long.get(..short.len()).is_some_and(|p| p.eq_ignore_ascii_case(short));
+    prefix && (short.len() == long.len() || (short.len() >= 4 && long.len() - short.len() <= 3))
 }
 
 /// What the priors know of one file for one query.
@@ -136,6 +140,31 @@ pub fn file_prior(signals: &Signals, query_words: &[String], file: FileFacts<'_>
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The share agrees with lowercasing the file's sub-words into
+        /// strings and comparing those (the plain way to say it).
+        #[test]
+        fn path_word_share_agrees_with_lowercased_words(
+            path in "[abAB0_./-]{0,24}",
+            words in proptest::collection::vec("[ab0]{1,7}", 0..4),
+        ) {
+            let file = path.rsplit('/').next().unwrap_or(&path);
+            let stem = file.split('.').next().unwrap_or(file);
+            let name: Vec<String> = maguyva_core::tokens::split_identifier(stem)
+                .map(|w| w.to_ascii_lowercase())
+                .collect();
+            let plain = |a: &str, b: &str| {
+                let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+                short == long
+                    || (short.len() >= 4 && long.starts_with(short) && long.len() - short.len() <= 3)
+            };
+            let found = words.iter().filter(|w| name.iter().any(|n| plain(n, w))).count();
+            let expected = if words.is_empty() { 0.0 } else { found as f32 / words.len() as f32 };
+            prop_assert_eq!(path_word_share(&words, &path), expected);
+        }
+    }
 
     #[test]
     fn path_words_and_priors() {
