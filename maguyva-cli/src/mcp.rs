@@ -383,8 +383,10 @@ fn request(text: &str, size: &AnswerSize) -> SearchRequest {
 fn structured(value: &impl Serialize, text: String) -> CallToolResult {
     match serde_json::to_value(value) {
         Ok(v) => {
-            let mut result = CallToolResult::structured(v);
-            result.content = vec![ContentBlock::text(text)];
+            // Not `CallToolResult::structured`, which would also render the
+            // value as JSON text only for it to be replaced.
+            let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+            result.structured_content = Some(v);
             result
         }
         Err(e) => CallToolResult::error(vec![ContentBlock::text(e.to_string())]),
