@@ -350,6 +350,7 @@ impl StructuralRetriever {
             let mut add = |list: &[u32], weight: f32, doc: bool| {
                 for &i in list {
                     if let Some(e) = matched.get_mut(i as usize) {
+                        // Weights are positive: all zero is untouched.
                         if e.0 == 0 && e.1 == 0.0 && e.2 == 0.0 {
                             seen.push(i);
                         }

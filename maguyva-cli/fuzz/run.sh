@@ -23,8 +23,11 @@ one() {
   [[ $target == mcp ]] && leaks=(-detect_leaks=0)
   cargo +nightly fuzz run -O -s "${FUZZ_SANITIZER:-address}" "$target" "$work/$target" "corpus/$target" -- "${leaks[@]}" "$@"
 }
+# Every target at once: their links run side by side, where building each
+# before its run would link them one by one.
+all() { cargo +nightly fuzz build -O -s "${FUZZ_SANITIZER:-address}"; }
 case "${1:-smoke}" in
-  smoke) for t in "${targets[@]}"; do one "$t" -max_total_time="${FUZZ_SECONDS:-20}"; done ;;
-  long) for t in "${targets[@]}"; do one "$t" -runs="${2:-10000000}"; done ;;
+  smoke) all; for t in "${targets[@]}"; do one "$t" -max_total_time="${FUZZ_SECONDS:-20}"; done ;;
+  long) all; for t in "${targets[@]}"; do one "$t" -runs="${2:-10000000}"; done ;;
   *) t=$1; shift; one "$t" "$@" ;;
 esac
