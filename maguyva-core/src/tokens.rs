@@ -369,20 +369,12 @@ mod tests {
             proptest::prop_assert_eq!(fast, general);
         }
 
+        /// Names with non-ASCII letters, and ASCII names with punctuation
+        /// (the fast path).
         #[test]
         fn normalizes_to_agrees_with_normalize_name(
-            name in "[a-zA-Z0-9_İé]{0,16}",
-            other in "[a-zA-Z0-9_İé]{0,16}",
-        ) {
-            let key = normalize_name(&other);
-            proptest::prop_assert_eq!(normalizes_to(&name, &key), normalize_name(&name) == key);
-            proptest::prop_assert!(normalizes_to(&name, &normalize_name(&name)));
-        }
-
-        #[test]
-        fn normalizes_to_agrees_on_ascii_punctuation(
-            name in "[a-zA-Z0-9_$.:#-]{0,16}",
-            other in "[a-zA-Z0-9_$.:#-]{0,16}",
+            name in "[a-zA-Z0-9_İé]{0,16}|[a-zA-Z0-9_$.:#-]{0,16}",
+            other in "[a-zA-Z0-9_İé]{0,16}|[a-zA-Z0-9_$.:#-]{0,16}",
         ) {
             let key = normalize_name(&other);
             proptest::prop_assert_eq!(normalizes_to(&name, &key), normalize_name(&name) == key);
