@@ -56,6 +56,24 @@ pub(crate) fn folder_guards(dir: &Path) -> Vec<FileStat> {
     out
 }
 
+/// Waits until `folder`'s modification time is old enough for a scan
+/// starting now to trust it, at most [`RACY_NS`]. Creating the index folder
+/// inside a root changes the root's time just before the first build's
+/// walk; without the wait, that build's guards could never hold, and every
+/// search would walk the tree until the next build. Nothing is waited for
+/// on a file system that keeps whole seconds.
+pub fn settle_before_scan(folder: &Path) {
+    let Ok(meta) = std::fs::symlink_metadata(folder) else { return };
+    let modified = mtime_ns(&meta);
+    if modified % 1_000_000_000 == 0 {
+        return;
+    }
+    let wait = modified.saturating_add(RACY_NS).saturating_sub(now_ns());
+    if wait > 0 {
+        std::thread::sleep(std::time::Duration::from_nanos(wait.min(RACY_NS) as u64));
+    }
+}
+
 /// The guards above the root: ignore files of enclosing folders count too,
 /// present (with their stats) or absent. The folders' own times do not:
 /// they change whenever a sibling of the root does.

@@ -29,7 +29,7 @@ pub use crate::{
     },
     error::{Error, Result},
     fragment::{Fragment, FragmentSpan, FragmentTable, LineChunker, line_starts},
-    guards::WalkGuards,
+    guards::{WalkGuards, settle_before_scan},
     hit::{Hit, Rank, sort_hits},
     ids::{ChunkId, FileId, SymbolId},
     ignore_rules::IgnoreRules,

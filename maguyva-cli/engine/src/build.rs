@@ -548,8 +548,10 @@ pub fn build_index_with(
 ) -> Result<(Index, BuildReport)> {
     let start = Instant::now();
     // Refuse a bad root before anything is created on disk.
-    maguyva_core::canonical_root(root)?;
+    let canonical = maguyva_core::canonical_root(root)?;
     let lock = dir.lock()?;
+    // Taking the lock may have just created the index folder in the root.
+    maguyva_core::settle_before_scan(&canonical);
     let mut stages = Vec::new();
     let mut stage = |name: &str, since: &mut Instant| {
         stages.push((name.to_string(), ms(since.elapsed())));
