@@ -76,6 +76,16 @@ const EVIDENCE_FRAGMENTS: usize = 3;
 /// know that a file matches often.
 const MAX_MATCHES_PER_FILE: usize = 10_000;
 
+/// Candidates verified at a time when a literal stops at its first files:
+/// enough to keep every core busy.
+const MIN_VERIFY_BATCH: usize = 16;
+
+/// Files to verify, in order; `all` when every one must be.
+struct Candidates {
+    files: Vec<u32>,
+    all: bool,
+}
+
 /// Compiled regexes larger than this are refused (the `regex` crate's
 /// guard against patterns that explode).
 const REGEX_SIZE_LIMIT: usize = 16 << 20;
@@ -320,8 +330,16 @@ impl TextIndex {
             .collect())
     }
 
-    /// Fragments containing `literal`, verified against the text; most
-    /// occurrences first.
+    /// Fragments containing `literal`, verified against the text: each
+    /// file's best fragment, most occurrences first, then the files' other
+    /// fragments likewise, at most `limit` in all.
+    ///
+    /// When more than `limit` files may contain it, the candidates are
+    /// verified in the order the keyword ranking gives them for the
+    /// literal's words (then in file order), and verifying stops once
+    /// `limit` files are confirmed: the answer is ranked among those files,
+    /// as `rg -l` stops at a file's first match instead of reading on. With
+    /// `limit` files or fewer to check, every candidate is verified.
     pub fn literal(
         &self,
         content: &ContentStore,
@@ -335,7 +353,8 @@ impl TextIndex {
             let re = compile(&pattern, true)?;
             let query =
                 TrigramQuery::and_of(trigram::required_case_insensitive(literal.as_bytes()));
-            self.matching(content, fragments, &query, limit, |text, out| {
+            let files = self.literal_candidates(fragments, &query, literal, limit)?;
+            self.verify(content, fragments, &files, limit, |text, out| {
                 out.extend(
                     re.find_iter(text).take(MAX_MATCHES_PER_FILE).map(|m| (m.start(), m.end())),
                 );
@@ -343,8 +362,9 @@ impl TextIndex {
         } else {
             let finder = memchr::memmem::Finder::new(literal.as_bytes());
             let query = TrigramQuery::and_of(trigram::required_case_sensitive(literal.as_bytes()));
+            let files = self.literal_candidates(fragments, &query, literal, limit)?;
             let n = literal.len();
-            self.matching(content, fragments, &query, limit, |text, out| {
+            self.verify(content, fragments, &files, limit, |text, out| {
                 out.extend(
                     finder
                         .find_iter(text.as_bytes())
@@ -355,7 +375,8 @@ impl TextIndex {
         }
     }
 
-    /// Fragments matching a regular expression; most matches first. The
+    /// Fragments matching a regular expression, ordered as
+    /// [`TextIndex::literal`]'s, at most `limit`. The
     /// pattern's required trigrams narrow the files that are scanned.
     pub fn regex(
         &self,
@@ -377,6 +398,32 @@ impl TextIndex {
         })
     }
 
+    /// The files that may hold `literal`, in the order to verify them: all
+    /// of them in file order when there are at most `limit`, else those the
+    /// keyword ranking finds for the literal's words first, best first,
+    /// then the rest in file order.
+    fn literal_candidates(
+        &self,
+        fragments: &FragmentTable,
+        query: &TrigramQuery,
+        literal: &str,
+        limit: usize,
+    ) -> Result<Candidates> {
+        let candidates = self.trigrams.candidates(query).ok_or(Error::DamagedPostings(0))?;
+        if candidates.len() <= limit as u64 {
+            return Ok(Candidates { files: candidates.iter().collect(), all: true });
+        }
+        let mut files = Vec::with_capacity(candidates.len() as usize);
+        let mut ranked = RoaringBitmap::new();
+        for hit in self.keyword(fragments, literal, KeywordParams::default(), usize::MAX)? {
+            if candidates.contains(hit.file.0) && ranked.insert(hit.file.0) {
+                files.push(hit.file.0);
+            }
+        }
+        files.extend((candidates - ranked).iter());
+        Ok(Candidates { files, all: false })
+    }
+
     fn matching(
         &self,
         content: &ContentStore,
@@ -385,22 +432,56 @@ impl TextIndex {
         limit: usize,
         find: impl Fn(&str, &mut Vec<(usize, usize)>) + Sync,
     ) -> Result<Vec<Hit>> {
-        let candidates: Vec<u32> =
+        let files: Vec<u32> =
             self.trigrams.candidates(query).ok_or(Error::DamagedPostings(0))?.iter().collect();
-        let mut hits: Vec<Hit> = candidates
-            .par_iter()
-            .flat_map_iter(|&f| {
-                let file = FileId(f);
-                content.with_text(file, |text| {
-                    let mut found = Vec::new();
-                    find(text, &mut found);
-                    hits_for_matches(fragments, file, text, &found)
-                })
+        self.verify(content, fragments, &Candidates { files, all: true }, limit, find)
+    }
+
+    /// Searches the candidate files for real, in parallel: every one when
+    /// `all`, else in their order, a batch at a time, until `limit` files
+    /// are confirmed (of the last batch, only the first confirmed in order
+    /// are kept, so the answer does not depend on timing). The best
+    /// `limit` hits of the confirmed files (`best_of_each_file_first`).
+    fn verify(
+        &self,
+        content: &ContentStore,
+        fragments: &FragmentTable,
+        candidates: &Candidates,
+        limit: usize,
+        find: impl Fn(&str, &mut Vec<(usize, usize)>) + Sync,
+    ) -> Result<Vec<Hit>> {
+        let hits_of = |&f: &u32| {
+            let file = FileId(f);
+            content.with_text(file, |text| {
+                let mut found = Vec::new();
+                find(text, &mut found);
+                hits_for_matches(fragments, file, text, &found)
             })
-            .collect();
-        sort_hits(&mut hits);
-        hits.truncate(limit);
-        Ok(hits)
+        };
+        let hits: Vec<Hit> = if candidates.all {
+            candidates.files.par_iter().flat_map_iter(hits_of).collect()
+        } else {
+            let mut hits = Vec::new();
+            let (mut confirmed, mut at) = (0, 0);
+            while confirmed < limit && at < candidates.files.len() {
+                // A batch as large as the files still wanted: one round
+                // when most candidates hold the literal.
+                let batch = (limit - confirmed).max(MIN_VERIFY_BATCH);
+                let end = at.saturating_add(batch).min(candidates.files.len());
+                let found: Vec<Vec<Hit>> =
+                    candidates.files[at..end].par_iter().map(hits_of).collect();
+                for file_hits in found.into_iter().filter(|h: &Vec<Hit>| !h.is_empty()) {
+                    if confirmed == limit {
+                        break;
+                    }
+                    confirmed += 1;
+                    hits.extend(file_hits);
+                }
+                at = end;
+            }
+            hits
+        };
+        Ok(best_of_each_file_first(hits, limit))
     }
 
     /// The best `limit` files for a keyword query, each as its best
@@ -523,6 +604,19 @@ fn compile(pattern: &str, case_insensitive: bool) -> Result<regex::Regex> {
         .size_limit(REGEX_SIZE_LIMIT)
         .build()
         .map_err(|e| Error::InvalidRegex(e.to_string()))
+}
+
+/// The best `limit` of `hits`: each file's best hit, most matches first,
+/// then the other hits, most matches first. Files are ranked as by their
+/// best hits alone, and a small `limit` still reaches `limit` files.
+fn best_of_each_file_first(mut hits: Vec<Hit>, limit: usize) -> Vec<Hit> {
+    sort_hits(&mut hits);
+    let mut seen = RoaringBitmap::new();
+    let (mut best, rest): (Vec<Hit>, Vec<Hit>) =
+        hits.into_iter().partition(|h| seen.insert(h.file.0));
+    best.extend(rest);
+    best.truncate(limit);
+    best
 }
 
 /// Groups byte-range matches of one file by fragment: one hit per fragment,
@@ -777,6 +871,33 @@ mod tests {
             let idx = TextIndexBuilder::new().build(&c, &c.fragment_documents(&f), &paths(&c), &[]).unwrap();
             let hits = idx.literal(&c, &f, &needle, ci, usize::MAX).unwrap();
             prop_assert_eq!(files(&hits), naive(&texts, &needle, ci));
+        }
+
+        /// With a limit, a literal stops at its first files but never
+        /// lies: every hit is a match, the hits reach `limit` files when
+        /// that many hold the literal, and with no more files than that the
+        /// answer is the full one's first `limit` hits. Words that the
+        /// keyword ranking orders (`ab`, `ba`) make its order count.
+        #[test]
+        fn a_literal_with_a_limit_stops_at_that_many_files(
+            texts in proptest::collection::vec("(ab|ba|aab|b|a| |\n){0,12}", 1..12),
+            needle in "[ab]{1,4}",
+            limit in 1usize..6,
+        ) {
+            let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+            let (c, f) = corpus(&refs);
+            let idx = TextIndexBuilder::new().build(&c, &c.fragment_documents(&f), &paths(&c), &[]).unwrap();
+            let full = idx.literal(&c, &f, &needle, false, usize::MAX).unwrap();
+            let hits = idx.literal(&c, &f, &needle, false, limit).unwrap();
+            let holding = naive(&texts, &needle, false);
+            prop_assert!(hits.len() <= limit);
+            prop_assert!(hits.iter().all(|h| full.contains(h)), "every hit is a verified match");
+            let mut distinct = files(&hits);
+            distinct.dedup();
+            prop_assert_eq!(distinct.len(), limit.min(holding.len()));
+            if holding.len() <= limit {
+                prop_assert_eq!(&hits[..], &full[..hits.len()]);
+            }
         }
 
         /// Each hit spans exactly the lines of its fragment's matches,

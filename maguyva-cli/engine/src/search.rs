@@ -880,7 +880,12 @@ impl Index {
         // The query's words are looked up while the modalities run.
         let (runs, evidence) = rayon::join(
             || {
-                let fetch = Self::fetch_size(request);
+                // A literal or regex answered alone gives each file's best
+                // fragment first, so `limit` hits are `limit` files; asking
+                // for no more lets a literal stop at its first files.
+                let direct_match = plan.weights.active() == [Modality::Text]
+                    && prepared.query.mode() != MatchMode::Keyword;
+                let fetch = if direct_match { request.limit } else { Self::fetch_size(request) };
                 self.retrieve(&prepared.query, &plan.weights.active(), &request.ranking, fetch)
             },
             || -> Result<(Option<QueryEvidence>, f64)> {
