@@ -7,9 +7,8 @@ use super::settings::IndexSettings;
 use super::{FRAGMENTS_FILE, FRAGMENTS_FORMAT, Index, IndexParts};
 use maguyva_ast::{FileOutline, SymbolKind, SymbolTable};
 use maguyva_core::{
-    Analyzer, Bytes, ChunkId, ContentStore, CorpusBuilder, FileEntry, FileId, FileRole,
-    FragmentTable, IndexDir, Language, Manifest, OutlineSpan, Progress, Result, Skipped,
-    TermMatrix, store,
+    Analyzer, ChunkId, ContentStore, CorpusBuilder, FileEntry, FileId, FileRole, FragmentTable,
+    IndexDir, Language, Manifest, OutlineSpan, Progress, Result, Skipped, TermMatrix, store,
 };
 use maguyva_graph::{
     CallGraph, DefKind, Definition, FileInfo, GraphBuilder, Import, ModuleRoot, Use,
@@ -582,7 +581,7 @@ pub fn build_index_with(
         corpus.files.iter().filter(|f| !is_kept(f)).filter_map(|f| f.language).collect();
     languages.sort_unstable();
     languages.dedup();
-    let decode_kept = || -> (Vec<Option<FileOutline>>, Vec<Option<Bytes>>) {
+    let decode_kept = || -> (Vec<Option<FileOutline>>, Vec<Option<Vec<u8>>>) {
         corpus
             .files
             .par_iter()
@@ -617,7 +616,6 @@ pub fn build_index_with(
     // Files in no language have an empty outline.
     progress.advance((outlines.len() - reused - parsed) as u64);
     let outlines: Vec<FileOutline> = outlines.into_iter().map(Option::unwrap_or_default).collect();
-    drop(cache);
     let parse_failures: Vec<(String, String)> = outlines
         .iter()
         .zip(&corpus.files)
@@ -643,8 +641,9 @@ pub fn build_index_with(
 
     progress.stage("linking", 0);
     let graph = build_graph(root, &corpus.files, &outlines, &symbols)?;
-    let outline_file = outlines::writer(&extraction, &corpus.files, &outlines, &stored)?;
-    drop(stored);
+    let outline_file =
+        outlines::writer(&extraction, &corpus.files, &outlines, &stored, cache.as_ref())?;
+    drop((stored, cache));
     drop(outlines);
     stage("graph", &mut t);
 
