@@ -30,8 +30,8 @@ pub const GRAPH_FILE: &str = "graph.mgv";
 /// Graph format. Changelog: v1 initial; v2 files carry their declared
 /// package; v3 module roots; v4 sections: each file's centrality read in
 /// place, and the graph, decoded only when a query needs it; v5 the graph
-/// compressed.
-pub const GRAPH_FORMAT: FormatVersion = FormatVersion { kind: *b"GRPH", current: 5, oldest: 5 };
+/// compressed; v6 definitions not stored (they are the symbol table's).
+pub const GRAPH_FORMAT: FormatVersion = FormatVersion { kind: *b"GRPH", current: 6, oldest: 6 };
 
 /// A declared package larger than this does not make its files visible to
 /// each other by name alone (the cost grows with its square).
@@ -120,6 +120,9 @@ pub struct GraphBuilder {
 struct Stored {
     files: Vec<FileInfo>,
     modules: Vec<ModuleRoot>,
+    /// Not written: the reader passes the definitions it built the graph
+    /// from, which the index keeps in its symbol table.
+    #[serde(skip)]
     defs: Vec<Definition>,
     edges: Vec<Edge>,
     unresolved: Vec<UnresolvedImport>,
@@ -489,6 +492,11 @@ impl CallGraph {
         self.s.defs.get(def as usize)
     }
 
+    /// Every definition, in the order they were added.
+    pub fn definitions(&self) -> &[Definition] {
+        &self.s.defs
+    }
+
     /// A file.
     pub fn file(&self, file: FileId) -> Option<&FileInfo> {
         self.s.files.get(file.index())
@@ -771,25 +779,36 @@ impl CallGraph {
         Ok(central)
     }
 
-    /// Reads the graph of a generation folder, checked against the counts
-    /// of files and definitions it must describe.
-    pub fn load(gen_dir: &Path, files: usize, definitions: usize) -> Result<CallGraph> {
+    /// Reads the graph of a generation folder, checked against the number
+    /// of files and the definitions it was built from (in the order they
+    /// were added, which the graph file does not keep).
+    pub fn load(gen_dir: &Path, files: usize, definitions: Vec<Definition>) -> Result<CallGraph> {
         CallGraph::read(&CallGraph::open_file(gen_dir)?, files, definitions)
     }
 
-    /// Decodes the graph of an opened graph file, checked against the counts
-    /// of files and definitions it must describe.
-    pub fn read(file: &SectionFile, files: usize, definitions: usize) -> Result<CallGraph> {
+    /// Decodes the graph of an opened graph file, checked against the number
+    /// of files and the definitions it was built from.
+    pub fn read(
+        file: &SectionFile,
+        files: usize,
+        definitions: Vec<Definition>,
+    ) -> Result<CallGraph> {
         let path = file.path();
-        let s: Stored = file.decompress("graph")?;
-        if s.files.len() != files || s.defs.len() != definitions {
-            return Err(Error::Core(maguyva_core::Error::corrupt(
-                path,
-                "the graph does not match the index",
-            )));
+        let mut s: Stored = file.decompress("graph")?;
+        let corrupt = |why: &str| Error::Core(maguyva_core::Error::corrupt(path, why));
+        if s.files.len() != files {
+            return Err(corrupt("the graph does not match the index"));
         }
-        CallGraph::from_stored(s)
-            .map_err(|_| Error::Core(maguyva_core::Error::corrupt(path, "an edge names no node")))
+        let nf = files as u32;
+        let n = definitions.len();
+        if definitions
+            .iter()
+            .any(|d| d.file.0 >= nf || d.container.is_some_and(|c| c as usize >= n))
+        {
+            return Err(corrupt("a definition names no file or container"));
+        }
+        s.defs = definitions;
+        CallGraph::from_stored(s).map_err(|_| corrupt("the graph does not match its definitions"))
     }
 }
 

@@ -111,7 +111,15 @@ fn save_and_load_round_trip() {
     let dir = tempfile::tempdir().unwrap();
     let g = graph();
     g.save(dir.path()).unwrap();
-    let again = CallGraph::load(dir.path(), 3, 3).unwrap();
+    let defs = g.definitions().to_vec();
+    let again = CallGraph::load(dir.path(), 3, defs.clone()).unwrap();
     assert_eq!(again.edges(), g.edges());
-    assert!(CallGraph::load(dir.path(), 4, 3).is_err());
+    assert_eq!(again.definitions(), g.definitions());
+    assert_eq!(again.centrality(again.def_node(1)), g.centrality(g.def_node(1)));
+    // Other files, fewer definitions, or one in a file that is not there.
+    assert!(CallGraph::load(dir.path(), 4, defs.clone()).is_err());
+    assert!(CallGraph::load(dir.path(), 3, defs[..2].to_vec()).is_err());
+    let mut astray = defs;
+    astray[0].file = FileId(3);
+    assert!(CallGraph::load(dir.path(), 3, astray).is_err());
 }

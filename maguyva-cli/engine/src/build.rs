@@ -463,6 +463,23 @@ fn module_roots(root: &Path, files: &[maguyva_core::SourceFile]) -> Vec<ModuleRo
     out
 }
 
+/// The graph's definitions: the symbol table's, in its order. The graph
+/// file does not keep them; a reader passes them back from the table.
+pub(crate) fn graph_definitions(symbols: &SymbolTable) -> Vec<Definition> {
+    symbols
+        .iter()
+        .map(|(_, s)| Definition {
+            name: s.name.to_string(),
+            qualified_name: s.qualified_name.to_string(),
+            kind: def_kind(s.kind),
+            file: s.file,
+            lines: s.lines,
+            name_line: s.name_line,
+            container: s.container,
+        })
+        .collect()
+}
+
 /// The dependency graph of the corpus, from the structural modality's
 /// definitions, imports and uses of names.
 fn build_graph(
@@ -482,16 +499,8 @@ fn build_graph(
     for m in module_roots(root, files) {
         b.add_module_root(m);
     }
-    for (_, s) in symbols.iter() {
-        b.add_definition(Definition {
-            name: s.name.to_string(),
-            qualified_name: s.qualified_name.to_string(),
-            kind: def_kind(s.kind),
-            file: s.file,
-            lines: s.lines,
-            name_line: s.name_line,
-            container: s.container,
-        });
+    for def in graph_definitions(symbols) {
+        b.add_definition(def);
     }
     let mut base = 0u32;
     for (i, o) in outlines.iter().enumerate() {

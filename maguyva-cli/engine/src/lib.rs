@@ -261,7 +261,7 @@ impl Index {
         let graph = Lazy::new(Modality::Graph, {
             let (structural, fragments) = (structural.clone(), fragments.clone());
             move || {
-                let definitions = structural.get()?.table().len();
+                let definitions = build::graph_definitions(structural.get()?.table());
                 let graph = CallGraph::read(&graph_file, files, definitions)?;
                 Ok(GraphRetriever::new(Arc::new(graph), fragments))
             }

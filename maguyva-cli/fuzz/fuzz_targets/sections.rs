@@ -58,7 +58,25 @@ fuzz_target!(|data: &[u8]| {
                 return;
             };
             let _ = maguyva_graph::CallGraph::read_file_centrality(&file, files);
-            let _ = maguyva_graph::CallGraph::read(&file, files, parts);
+            // `parts` definitions, each in a file the count allows (or
+            // file 0, refused when there are no files), nested in the one
+            // before.
+            let definitions = (0..parts)
+                .map(|i| maguyva_graph::Definition {
+                    name: format!("d{i}"),
+                    qualified_name: format!("m.d{i}"),
+                    kind: maguyva_graph::DefKind::Callable,
+                    file: maguyva_core::FileId((i % files.max(1)) as u32),
+                    lines: LineSpan::new(1, 2),
+                    name_line: 1,
+                    container: i.checked_sub(1).map(|c| c as u32),
+                })
+                .collect();
+            let Ok(graph) = maguyva_graph::CallGraph::read(&file, files, definitions) else {
+                return;
+            };
+            let _ = graph.file_centrality();
+            let _ = graph.definitions().len();
         }
         _ => {
             let Ok(file) =
