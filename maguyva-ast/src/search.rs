@@ -322,7 +322,7 @@ impl StructuralRetriever {
                     s = s.min(p.reexport);
                 }
                 if !ident.qualifiers.is_empty() {
-                    let segs = segments(sym.qualified_name);
+                    let segs = segments(&sym.qualified_name);
                     let containers = &segs[..segs.len().saturating_sub(1)];
                     s += if containers.ends_with(&ident.qualifiers) {
                         p.qualifier_match
@@ -442,7 +442,7 @@ impl StructuralRetriever {
         // Among homonyms, the shallower and the larger definition is more
         // likely the one meant: `Ecto.Schema` over `Ecto.Repo.Schema`, the
         // main part of a partial class over its satellites.
-        let depth = segment_count(sym.qualified_name).saturating_sub(1) as f32;
+        let depth = segment_count(&sym.qualified_name).saturating_sub(1) as f32;
         b -= 0.02 * depth.min(5.0);
         b += 0.05 * ((1.0 + sym.lines.len() as f32).ln() / 2000f32.ln()).min(1.0);
         if !q.words.is_empty() {

@@ -2,6 +2,7 @@
 
 use maguyva_core::{FileId, LineSpan};
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 
 /// What kind of thing a definition defines.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -143,12 +144,12 @@ pub struct Symbol {
 
 /// One definition of a [`SymbolTable`](crate::SymbolTable), borrowed from
 /// the index file it is read from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SymbolRef<'a> {
     /// The defined name (`bar` for `Foo::bar`).
     pub name: &'a str,
     /// The name with its containers (`Foo::bar`, `pkg.Class.method`).
-    pub qualified_name: &'a str,
+    pub qualified_name: Cow<'a, str>,
     /// What it defines.
     pub kind: SymbolKind,
     /// The file.

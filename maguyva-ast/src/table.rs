@@ -11,6 +11,7 @@ use maguyva_core::{
     Analyzer, Array, Bytes, FileId, LineSpan, SectionFile, SectionWriter, SymbolId, Text,
 };
 use rayon::prelude::*;
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -23,12 +24,62 @@ pub const SYMBOLS_FILE: &str = "symbols.mgv";
 /// Symbol table format. Changelog: v1 initial; v2 adds the doc-summary
 /// word dictionary; v3 sections read in place (fixed-width records and a
 /// string blob); v4 a record's first number also holds how many tokens the
-/// name has, so ranking by name words never tokenizes names.
-pub const SYMBOLS_FORMAT: FormatVersion = FormatVersion { kind: *b"SYMB", current: 4, oldest: 4 };
+/// name has, so ranking by name words never tokenizes names; v5 a qualified
+/// name that its container's gives is not stored again.
+pub const SYMBOLS_FORMAT: FormatVersion = FormatVersion { kind: *b"SYMB", current: 5, oldest: 5 };
 
 /// Bits of a record's first number that hold the kind; the next 8 hold the
-/// name's token count (at most 255).
+/// name's token count (at most 255), the 2 after those how the qualified
+/// name is kept (`Qualified`).
 const KIND_BITS: u32 = 8;
+const QUALIFIED_SHIFT: u32 = KIND_BITS + 8;
+
+/// How a symbol's qualified name is kept: as a string of its own, or, with
+/// no string, as its name alone or its container's qualified name, a
+/// separator and its name (most qualified names, whose strings were a
+/// quarter of the table).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Qualified {
+    Stored = 0,
+    Name = 1,
+    Dot = 2,
+    Colons = 3,
+}
+
+impl Qualified {
+    fn of(code: u32) -> Qualified {
+        match code & 3 {
+            1 => Qualified::Name,
+            2 => Qualified::Dot,
+            3 => Qualified::Colons,
+            _ => Qualified::Stored,
+        }
+    }
+
+    /// How `qualified` can be kept, given the symbol's name and its
+    /// container's qualified name.
+    fn choose(qualified: &str, name: &str, container: Option<&str>) -> Qualified {
+        if qualified == name {
+            return Qualified::Name;
+        }
+        let Some(rest) = container.and_then(|c| qualified.strip_prefix(c)) else {
+            return Qualified::Stored;
+        };
+        match rest.strip_suffix(name) {
+            Some(".") => Qualified::Dot,
+            Some("::") => Qualified::Colons,
+            _ => Qualified::Stored,
+        }
+    }
+
+    fn separator(self) -> &'static str {
+        match self {
+            Qualified::Dot => ".",
+            Qualified::Colons => "::",
+            Qualified::Stored | Qualified::Name => "",
+        }
+    }
+}
 
 /// `u32`s per symbol record: kind, file, first line, last line, name line,
 /// container (`u32::MAX` for none).
@@ -186,8 +237,14 @@ impl SymbolTable {
         text_offsets.push(0u32);
         for s in &symbols {
             let tokens = maguyva_core::tokens::count_tokens(&s.name).min(255) as u32;
+            let container = s.container.and_then(|c| symbols.get(c as usize));
+            let qualified = Qualified::choose(
+                &s.qualified_name,
+                &s.name,
+                container.map(|c| c.qualified_name.as_str()),
+            );
             records.extend([
-                s.kind as u32 | tokens << KIND_BITS,
+                s.kind as u32 | tokens << KIND_BITS | (qualified as u32) << QUALIFIED_SHIFT,
                 s.file.0,
                 s.lines.start(),
                 s.lines.end(),
@@ -197,7 +254,11 @@ impl SymbolTable {
             // The doc comment's summary is what search and listings use;
             // the rest stays in the source, and is most of a documented
             // library's symbol strings.
-            for text in [&s.name, &s.qualified_name, &s.signature, doc_summary(&s.doc)] {
+            let qualified_text = match qualified {
+                Qualified::Stored => s.qualified_name.as_str(),
+                _ => "",
+            };
+            for text in [&s.name, qualified_text, &s.signature, doc_summary(&s.doc)] {
                 texts.push_str(text);
                 let end = u32::try_from(texts.len())
                     .map_err(|_| Error::Parse("symbol strings exceed 4 GiB".into()))?;
@@ -226,6 +287,37 @@ impl SymbolTable {
         self.len() == 0
     }
 
+    /// The qualified name of symbol `i`: built from its containers' when
+    /// it was not stored. Containers come before what they contain (checked
+    /// on open), so the walk up ends.
+    fn qualified_name(&self, i: usize) -> Cow<'_, str> {
+        let mut parts: Vec<(&str, &str)> = Vec::new();
+        let mut at = i;
+        let head = loop {
+            let Some(r) = self.records.get(at * RECORD..(at + 1) * RECORD) else { break "" };
+            match Qualified::of(r[0] >> QUALIFIED_SHIFT) {
+                Qualified::Stored => break self.text(at * STRINGS + 1),
+                Qualified::Name => break self.text(at * STRINGS),
+                how => {
+                    parts.push((how.separator(), self.text(at * STRINGS)));
+                    match r[5] {
+                        c if (c as usize) < at => at = c as usize,
+                        _ => break "",
+                    }
+                }
+            }
+        };
+        if parts.is_empty() {
+            return Cow::Borrowed(head);
+        }
+        let mut out = String::from(head);
+        for (separator, name) in parts.into_iter().rev() {
+            out.push_str(separator);
+            out.push_str(name);
+        }
+        Cow::Owned(out)
+    }
+
     fn text(&self, i: usize) -> &str {
         match (self.text_offsets.get(i), self.text_offsets.get(i + 1)) {
             (Some(&a), Some(&b)) => self.texts.get(a as usize..b as usize).unwrap_or(""),
@@ -247,7 +339,7 @@ impl SymbolTable {
         let s = i * STRINGS;
         Some(SymbolRef {
             name: self.text(s),
-            qualified_name: self.text(s + 1),
+            qualified_name: self.qualified_name(i),
             kind: SymbolKind::ALL
                 .get((r[0] & ((1 << KIND_BITS) - 1)) as usize)
                 .copied()
@@ -351,11 +443,16 @@ impl SymbolTable {
                 .chain(&*t.words.ids)
                 .chain(&*t.doc_words.ids)
                 .all(|&i| (i as usize) < n)
-            && t.records.chunks_exact(RECORD).all(|r| {
+            && t.records.chunks_exact(RECORD).enumerate().all(|(i, r)| {
+                let built = matches!(
+                    Qualified::of(r[0] >> QUALIFIED_SHIFT),
+                    Qualified::Dot | Qualified::Colons
+                );
                 ((r[0] & ((1 << KIND_BITS) - 1)) as usize) < SymbolKind::ALL.len()
-                    && r[0] >> (KIND_BITS + 8) == 0
+                    && r[0] >> (QUALIFIED_SHIFT + 2) == 0
                     && (r[1] as usize) < files
                     && (r[5] == NO_CONTAINER || (r[5] as usize) < n)
+                    && (!built || (r[5] as usize) < i)
             });
         if !consistent {
             return Err(corrupt("symbols do not match the files"));
@@ -408,5 +505,77 @@ mod tests {
             assert_eq!(sym.kind, t.get(id).map(|s| s.kind).unwrap_or(SymbolKind::Macro));
         }
         assert!(again.iter().any(|(id, _)| again.name_tokens(id) > Some(1)));
+    }
+
+    /// Qualified names come back exactly as extracted, whether kept as a
+    /// string, as the name alone, or built from the container's with `.`
+    /// or `::`; and most are not stored.
+    #[test]
+    fn qualified_names_come_back_whichever_way_they_are_kept() {
+        let sources = [
+            (
+                Language::Rust,
+                "mod net {\n    pub struct Pool;\n    impl Pool {\n        pub fn take(&self) {}\n    }\n}\nfn main() {}\n",
+            ),
+            (
+                Language::Python,
+                "class Cart:\n    class Line:\n        def total(self):\n            pass\n    def add(self):\n        pass\n",
+            ),
+            (
+                Language::CSharp,
+                "namespace Shop.Orders {\n    public class Order {\n        public void Ship() {}\n    }\n}\n",
+            ),
+            (Language::Cpp, "namespace absl {\nclass Cord {\n  void Append();\n};\n}\n"),
+            (Language::Go, "package m\n\ntype Pool struct{}\n\nfunc (p *Pool) Take() {}\n"),
+        ];
+        let outlines: Vec<FileOutline> = sources
+            .iter()
+            .enumerate()
+            .map(|(i, (l, text))| outline(*l, text, FileId(i as u32)))
+            .collect();
+        let expected: Vec<String> = outlines
+            .iter()
+            .flat_map(|o| o.symbols.iter().map(|s| s.qualified_name.clone()))
+            .collect();
+        assert!(
+            expected.iter().any(|q| q.contains("::")) && expected.iter().any(|q| q.contains('.'))
+        );
+        let t = SymbolTable::build(&outlines, Analyzer::default()).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        t.save(dir.path()).unwrap();
+        let again = SymbolTable::load(dir.path(), sources.len()).unwrap();
+        let got: Vec<String> = again.iter().map(|(_, s)| s.qualified_name.into_owned()).collect();
+        assert_eq!(got, expected);
+        let built = (0..again.len())
+            .filter(|&i| {
+                matches!(
+                    Qualified::of(again.records[i * RECORD] >> QUALIFIED_SHIFT),
+                    Qualified::Dot | Qualified::Colons
+                )
+            })
+            .count();
+        assert!(built >= 4, "{built} of {} qualified names built", again.len());
+        let stored: usize = (0..again.len()).map(|i| again.text(i * STRINGS + 1).len()).sum();
+        let all: usize = expected.iter().map(String::len).sum();
+        assert!(stored * 4 < all, "{stored} of {all} bytes of qualified names stored");
+    }
+
+    #[test]
+    fn a_built_name_whose_container_comes_after_it_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let t = table();
+        let mut records = t.records.to_vec();
+        // Symbol 0 claims to be built from symbol 1, which it contains.
+        records[0] |= (Qualified::Dot as u32) << QUALIFIED_SHIFT;
+        records[5] = 1;
+        let mut w = SectionWriter::new(SYMBOLS_FORMAT);
+        w.encoded("analyzer", "symbol table", &t.analyzer).unwrap();
+        w.array("records", &records).unwrap().array("str.offs", &t.text_offsets).unwrap();
+        w.bytes("strings", t.texts.as_bytes()).unwrap().array("first", &t.first).unwrap();
+        for (prefix, p) in [("nm", &t.names), ("wd", &t.words), ("dc", &t.doc_words)] {
+            p.write(&mut w, prefix).unwrap();
+        }
+        w.write(&dir.path().join(SYMBOLS_FILE)).unwrap();
+        assert!(SymbolTable::load(dir.path(), 2).is_err());
     }
 }
