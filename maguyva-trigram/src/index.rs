@@ -415,7 +415,10 @@ impl TextIndex {
         }
         let mut files = Vec::with_capacity(candidates.len() as usize);
         let mut ranked = RoaringBitmap::new();
-        for hit in self.keyword(fragments, literal, KeywordParams::default(), usize::MAX)? {
+        // Only the order of reading depends on the ranking, never what is
+        // found: damaged keyword postings leave the candidates in file order.
+        let ranking = self.keyword(fragments, literal, KeywordParams::default(), usize::MAX);
+        for hit in ranking.unwrap_or_default() {
             if candidates.contains(hit.file.0) && ranked.insert(hit.file.0) {
                 files.push(hit.file.0);
             }
