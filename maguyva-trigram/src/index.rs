@@ -80,12 +80,6 @@ const MAX_MATCHES_PER_FILE: usize = 10_000;
 /// enough to keep every core busy.
 const MIN_VERIFY_BATCH: usize = 16;
 
-/// Files to verify, in order; `all` when every one must be.
-struct Candidates {
-    files: Vec<u32>,
-    all: bool,
-}
-
 /// Compiled regexes larger than this are refused (the `regex` crate's
 /// guard against patterns that explode).
 const REGEX_SIZE_LIMIT: usize = 16 << 20;
@@ -354,7 +348,7 @@ impl TextIndex {
             let query =
                 TrigramQuery::and_of(trigram::required_case_insensitive(literal.as_bytes()));
             let files = self.literal_candidates(fragments, &query, literal, limit)?;
-            self.verify(content, fragments, &files, limit, |text, out| {
+            self.verify(content, fragments, &files, limit, limit, |text, out| {
                 out.extend(
                     re.find_iter(text).take(MAX_MATCHES_PER_FILE).map(|m| (m.start(), m.end())),
                 );
@@ -364,7 +358,7 @@ impl TextIndex {
             let query = TrigramQuery::and_of(trigram::required_case_sensitive(literal.as_bytes()));
             let files = self.literal_candidates(fragments, &query, literal, limit)?;
             let n = literal.len();
-            self.verify(content, fragments, &files, limit, |text, out| {
+            self.verify(content, fragments, &files, limit, limit, |text, out| {
                 out.extend(
                     finder
                         .find_iter(text.as_bytes())
@@ -392,8 +386,13 @@ impl TextIndex {
             .build()
             .parse(pattern)
             .map_err(|e| Error::InvalidRegex(e.to_string()))?;
-        let query = plan(&hir);
-        self.matching(content, fragments, &query, limit, |text, out| {
+        let files: Vec<u32> = self
+            .trigrams
+            .candidates(&plan(&hir))
+            .ok_or(Error::DamagedPostings(0))?
+            .iter()
+            .collect();
+        self.verify(content, fragments, &files, usize::MAX, limit, |text, out| {
             out.extend(re.find_iter(text).take(MAX_MATCHES_PER_FILE).map(|m| (m.start(), m.end())));
         })
     }
@@ -408,10 +407,10 @@ impl TextIndex {
         query: &TrigramQuery,
         literal: &str,
         limit: usize,
-    ) -> Result<Candidates> {
+    ) -> Result<Vec<u32>> {
         let candidates = self.trigrams.candidates(query).ok_or(Error::DamagedPostings(0))?;
         if candidates.len() <= limit as u64 {
-            return Ok(Candidates { files: candidates.iter().collect(), all: true });
+            return Ok(candidates.iter().collect());
         }
         let mut files = Vec::with_capacity(candidates.len() as usize);
         let mut ranked = RoaringBitmap::new();
@@ -424,32 +423,20 @@ impl TextIndex {
             }
         }
         files.extend((candidates - ranked).iter());
-        Ok(Candidates { files, all: false })
+        Ok(files)
     }
 
-    fn matching(
-        &self,
-        content: &ContentStore,
-        fragments: &FragmentTable,
-        query: &TrigramQuery,
-        limit: usize,
-        find: impl Fn(&str, &mut Vec<(usize, usize)>) + Sync,
-    ) -> Result<Vec<Hit>> {
-        let files: Vec<u32> =
-            self.trigrams.candidates(query).ok_or(Error::DamagedPostings(0))?.iter().collect();
-        self.verify(content, fragments, &Candidates { files, all: true }, limit, find)
-    }
-
-    /// Searches the candidate files for real, in parallel: every one when
-    /// `all`, else in their order, a batch at a time, until `limit` files
-    /// are confirmed (of the last batch, only the first confirmed in order
-    /// are kept, so the answer does not depend on timing). The best
-    /// `limit` hits of the confirmed files (`best_of_each_file_first`).
+    /// Searches `files` for real, in their order, a batch at a time in
+    /// parallel, until `confirm` of them hold a match (all of them with
+    /// `usize::MAX`; of the last batch only the first confirmed in order
+    /// are kept, so the answer does not depend on timing). The best `limit`
+    /// hits of the confirmed files (`best_of_each_file_first`).
     fn verify(
         &self,
         content: &ContentStore,
         fragments: &FragmentTable,
-        candidates: &Candidates,
+        files: &[u32],
+        confirm: usize,
         limit: usize,
         find: impl Fn(&str, &mut Vec<(usize, usize)>) + Sync,
     ) -> Result<Vec<Hit>> {
@@ -461,29 +448,23 @@ impl TextIndex {
                 hits_for_matches(fragments, file, text, &found)
             })
         };
-        let hits: Vec<Hit> = if candidates.all {
-            candidates.files.par_iter().flat_map_iter(hits_of).collect()
-        } else {
-            let mut hits = Vec::new();
-            let (mut confirmed, mut at) = (0, 0);
-            while confirmed < limit && at < candidates.files.len() {
-                // A batch as large as the files still wanted: one round
-                // when most candidates hold the literal.
-                let batch = (limit - confirmed).max(MIN_VERIFY_BATCH);
-                let end = at.saturating_add(batch).min(candidates.files.len());
-                let found: Vec<Vec<Hit>> =
-                    candidates.files[at..end].par_iter().map(hits_of).collect();
-                for file_hits in found.into_iter().filter(|h: &Vec<Hit>| !h.is_empty()) {
-                    if confirmed == limit {
-                        break;
-                    }
-                    confirmed += 1;
-                    hits.extend(file_hits);
+        let mut hits = Vec::new();
+        let (mut confirmed, mut at) = (0, 0);
+        while confirmed < confirm && at < files.len() {
+            // A batch as large as the files still wanted: one round when
+            // most candidates hold the match, or when all are wanted.
+            let batch = (confirm - confirmed).max(MIN_VERIFY_BATCH);
+            let end = at.saturating_add(batch).min(files.len());
+            let found: Vec<Vec<Hit>> = files[at..end].par_iter().map(hits_of).collect();
+            for file_hits in found.into_iter().filter(|h| !h.is_empty()) {
+                if confirmed == confirm {
+                    break;
                 }
-                at = end;
+                confirmed += 1;
+                hits.extend(file_hits);
             }
-            hits
-        };
+            at = end;
+        }
         Ok(best_of_each_file_first(hits, limit))
     }
 

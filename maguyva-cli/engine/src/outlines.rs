@@ -8,6 +8,7 @@ use maguyva_core::store::{self, FormatVersion};
 use maguyva_core::{
     Array, Bytes, FileId, Language, Result, SectionFile, SectionWriter, SourceFile,
 };
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::OnceLock;
@@ -75,7 +76,7 @@ fn writer_in_blocks(
     cut: BlockCut,
 ) -> Result<SectionWriter> {
     use rayon::prelude::*;
-    let packed: Vec<Option<(u64, Vec<u8>)>> = files
+    let packed: Vec<Option<(u64, Cow<[u8]>)>> = files
         .par_iter()
         .zip(outlines)
         .enumerate()
@@ -84,8 +85,8 @@ fn writer_in_blocks(
                 return Ok(None);
             }
             let bytes = match stored.get(i).and_then(Option::as_ref) {
-                Some(kept) => kept.clone(),
-                None => store::encode("outline", o)?,
+                Some(kept) => Cow::Borrowed(kept.as_slice()),
+                None => Cow::Owned(store::encode("outline", o)?),
             };
             Ok(Some((outline_key(f), bytes)))
         })
