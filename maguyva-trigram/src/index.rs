@@ -25,8 +25,9 @@ pub const TEXT_FILE: &str = "text.mgv";
 /// term dictionary); v2 stored analyzer and a BM25 field over file paths; v3
 /// a BM25 field over file names and each file's role; v4 sections read in
 /// place; v5 short trigram lists as varint gaps; v6 the trigram table in
-/// blocks (`t.first`, `t.start`).
-pub const TEXT_FORMAT: FormatVersion = FormatVersion { kind: *b"TEXT", current: 6, oldest: 6 };
+/// blocks (`t.first`, `t.start`); v7 dense trigram lists as plain bitmaps
+/// instead of roaring ones.
+pub const TEXT_FORMAT: FormatVersion = FormatVersion { kind: *b"TEXT", current: 7, oldest: 7 };
 
 /// How much a match in the file's path counts against a match in the
 /// fragment's text; set by measurement on the development benchmark.

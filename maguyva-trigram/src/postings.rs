@@ -1,8 +1,9 @@
 //! Trigram postings: for every trigram, the roaring bitmap of the files
 //! holding it. Lists are stored back to back, each in the smaller of two
-//! encodings (the roaring format, or file-id gaps as LEB128 varints, which
-//! most short lists fit in a byte a file), and decoded into bitmaps only
-//! when a query needs them. Format: `doc/format/text.md`.
+//! encodings (file-id gaps as LEB128 varints, which most short lists fit in
+//! a byte a file, or a plain bitmap of a bit a file), and decoded into
+//! roaring bitmaps only when a query needs them. Format:
+//! `doc/format/text.md`.
 
 use crate::plan::TrigramQuery;
 use crate::{trigram, varint};
@@ -297,9 +298,18 @@ fn sort_by_trigram(pairs: &mut Vec<u64>) {
     }
 }
 
-/// Appends one posting list of sorted distinct `files`: a zero byte and
-/// the roaring bitmap, or, when shorter, the first file plus one and then
-/// the gaps between files as varints (never starting with a zero byte).
+/// The first byte of a list kept as a plain bitmap; a varint list never
+/// starts with it.
+const BITMAP: u8 = 0;
+
+/// Appends one posting list of sorted distinct `files` in the shorter of
+/// two encodings: the first file plus one and then the gaps between files
+/// as varints (never starting with a zero byte), or a zero byte and a plain
+/// bitmap, where a file costs a bit instead of a byte (the dense lists of
+/// small repositories). Roaring's own format, written without run
+/// containers, is never shorter than both: its arrays take two bytes a file
+/// (gaps up to 16 Ki take at most two), and its bitmaps 8 KiB per 64 Ki
+/// files, like the plain one.
 fn encode(files: impl Iterator<Item = u32> + Clone, out: &mut Vec<u8>) {
     let mut gaps = Vec::new();
     let mut prev = None;
@@ -307,30 +317,43 @@ fn encode(files: impl Iterator<Item = u32> + Clone, out: &mut Vec<u8>) {
         varint::push(&mut gaps, u64::from(f - prev.unwrap_or(0)) + u64::from(prev.is_none()));
         prev = Some(f);
     }
-    // With at most 4096 files every roaring container is an array of two
-    // bytes a file, after a header: gaps no longer than that always win,
-    // and most lists are decided without building the bitmap.
-    let n = files.clone().count();
-    if n <= 4096 && gaps.len() <= 2 * n {
+    let Some(last) = prev else { return };
+    let bits = last as usize / 8 + 1;
+    if gaps.len() <= 1 + bits {
         out.extend_from_slice(&gaps);
         return;
     }
-    let bitmap = RoaringBitmap::from_sorted_iter(files).unwrap_or_default();
-    if gaps.len() <= bitmap.serialized_size() {
-        out.extend_from_slice(&gaps);
-    } else {
-        out.push(0);
-        // Writing into a Vec cannot fail.
-        let _ = bitmap.serialize_into(out);
+    let start = out.len() + 1;
+    out.push(BITMAP);
+    out.resize(start + bits, 0);
+    for f in files {
+        out[start + f as usize / 8] |= 1 << (f % 8);
     }
 }
 
 /// Appends the files of one posting list written by [`encode`] to `out`,
-/// as [`decode`] reads them, without building a bitmap for a varint list.
+/// in order; `None` if it is damaged.
 fn decode_into(bytes: &[u8], files: u32, out: &mut Vec<u32>) -> Option<()> {
-    match bytes.first() {
-        Some(0) => out.extend(&decode(bytes, files)?),
-        _ => decode_gaps(bytes, files, out)?,
+    match bytes.split_first() {
+        None => Some(()),
+        Some((&BITMAP, bits)) => decode_bits(bits, files, out),
+        Some(_) => decode_gaps(bytes, files, out),
+    }
+}
+
+/// Appends the files of a plain bitmap (bit `i` of byte `k` is file
+/// `8k + i`); `None` when it names a file out of range.
+fn decode_bits(bits: &[u8], files: u32, out: &mut Vec<u32>) -> Option<()> {
+    for (k, &byte) in bits.iter().enumerate() {
+        let mut rest = byte;
+        while rest != 0 {
+            let id = u32::try_from(k * 8).ok()? + rest.trailing_zeros();
+            if id >= files {
+                return None;
+            }
+            out.push(id);
+            rest &= rest - 1;
+        }
     }
     Some(())
 }
@@ -354,19 +377,13 @@ fn decode_gaps(bytes: &[u8], files: u32, out: &mut Vec<u32>) -> Option<()> {
     Some(())
 }
 
-/// The files of one posting list written by [`encode`]; `None` if it is
-/// damaged (does not decode, or names a file out of range or out of order).
+/// The files of one posting list written by [`encode`], as a roaring
+/// bitmap for the set operations of a query; `None` if it is damaged
+/// (does not decode, or names a file out of range).
 fn decode(bytes: &[u8], files: u32) -> Option<RoaringBitmap> {
-    let bitmap = match bytes.split_first() {
-        None => RoaringBitmap::new(),
-        Some((0, roaring)) => RoaringBitmap::deserialize_from(roaring).ok()?,
-        Some(_) => {
-            let mut ids = Vec::new();
-            decode_gaps(bytes, files, &mut ids)?;
-            RoaringBitmap::from_sorted_iter(ids).ok()?
-        }
-    };
-    (bitmap.max().is_none_or(|m| m < files)).then_some(bitmap)
+    let mut ids = Vec::new();
+    decode_into(bytes, files, &mut ids)?;
+    RoaringBitmap::from_sorted_iter(ids).ok()
 }
 
 #[cfg(test)]
@@ -517,8 +534,14 @@ pub(crate) mod tests {
         assert_eq!(blob, vec![4, 2, 4]);
         let mut dense = Vec::new();
         encode(0u32..10_000, &mut dense);
-        assert_eq!(dense[0], 0);
-        assert!(dense.len() < 10_000, "a bitmap, not a byte a file");
+        assert_eq!(dense[0], BITMAP);
+        assert_eq!(dense.len(), 1 + 1250, "a bit a file");
+        // Every other file of 64: a bitmap is shorter than a byte a file.
+        let mut half = Vec::new();
+        encode((0u32..64).step_by(2), &mut half);
+        assert_eq!(half, [vec![BITMAP], vec![0x55; 8]].concat());
+        assert_eq!(decode(&half, 64).unwrap().len(), 32);
+        assert!(decode(&half, 62).is_none(), "a file out of range");
         assert!(decode(&[4, 0], 10).is_none(), "a zero gap");
         assert!(decode(&[0x80], 10).is_none(), "a truncated varint");
     }
