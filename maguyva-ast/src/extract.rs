@@ -4,6 +4,7 @@ use crate::error::{Error, Result};
 use crate::grammar::grammar;
 use crate::occurrence::{Import, NameWalk, Occurrence, expand_import_groups, import_path};
 use crate::symbol::{Symbol, SymbolKind};
+use crate::table::doc_summary;
 use maguyva_core::{FileId, ImportKind, Language, LineSpan};
 use std::cell::RefCell;
 use std::ops::ControlFlow;
@@ -538,8 +539,14 @@ fn build(language: Language, nodes: Vec<Node0>, text: &str, file: FileId) -> Fil
                 .get(n.name_line as usize - 1)
                 .map(|l| l.trim().chars().take(MAX_SIGNATURE_CHARS).collect())
                 .unwrap_or_default();
+            // Only the summary is used, so only the summary is kept (and
+            // cached with the outline).
             let doc =
                 n.doc.clone().unwrap_or_else(|| comment_block(&lines, doc_start, n.lines.start()));
+            let doc = match doc_summary(&doc).len() {
+                end if end < doc.len() => doc[..end].to_string(),
+                _ => doc,
+            };
             if let Some(p) = parent.filter(|p| p.3.is_none()) {
                 in_scope.push((symbols.len(), last_segment(&p.1).to_string()));
             }

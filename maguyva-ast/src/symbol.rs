@@ -136,7 +136,9 @@ pub struct Symbol {
     pub name_line: u32,
     /// The line holding the name, trimmed: usually the signature.
     pub signature: String,
-    /// The documentation comment or docstring, markers removed; may be empty.
+    /// The summary of the documentation comment or docstring (its first
+    /// [`DOC_SUMMARY_WORDS`](crate::DOC_SUMMARY_WORDS) words), markers
+    /// removed; may be empty.
     pub doc: String,
     /// Index of the innermost enclosing symbol in the same file's list.
     pub container: Option<u32>,

@@ -8,7 +8,8 @@ use crate::extract::FileOutline;
 use crate::symbol::{SymbolKind, SymbolRef};
 use maguyva_core::store::FormatVersion;
 use maguyva_core::{
-    Analyzer, Array, Bytes, FileId, LineSpan, SectionFile, SectionWriter, SymbolId, Text,
+    Analyzer, Array, Bytes, FileId, LineSpan, PackedStrings, SectionFile, SectionWriter, SymbolId,
+    Text,
 };
 use rayon::prelude::*;
 use std::borrow::Cow;
@@ -25,8 +26,9 @@ pub const SYMBOLS_FILE: &str = "symbols.mgv";
 /// word dictionary; v3 sections read in place (fixed-width records and a
 /// string blob); v4 a record's first number also holds how many tokens the
 /// name has, so ranking by name words never tokenizes names; v5 a qualified
-/// name that its container's gives is not stored again.
-pub const SYMBOLS_FORMAT: FormatVersion = FormatVersion { kind: *b"SYMB", current: 5, oldest: 5 };
+/// name that its container's gives is not stored again; v6 signatures and
+/// doc summaries compressed in blocks.
+pub const SYMBOLS_FORMAT: FormatVersion = FormatVersion { kind: *b"SYMB", current: 6, oldest: 6 };
 
 /// Bits of a record's first number that hold the kind; the next 8 hold the
 /// name's token count (at most 255), the 2 after those how the qualified
@@ -84,8 +86,10 @@ impl Qualified {
 /// `u32`s per symbol record: kind, file, first line, last line, name line,
 /// container (`u32::MAX` for none).
 const RECORD: usize = 6;
-/// Strings per symbol: name, qualified name, signature, doc.
-const STRINGS: usize = 4;
+/// Strings per symbol kept plain: name, qualified name.
+const STRINGS: usize = 2;
+/// Strings per symbol kept packed: signature, doc summary.
+const DETAILS: usize = 2;
 const NO_CONTAINER: u32 = u32::MAX;
 
 /// Words of a doc comment that count as its summary: the first sentences
@@ -170,6 +174,10 @@ pub struct SymbolTable {
     /// symbol `s` has strings `STRINGS * s ..`.
     text_offsets: Array<u32>,
     texts: Text,
+    /// Signature and doc summary of symbol `s`: packed strings `DETAILS * s`
+    /// and the next; compressed, since only listings and the reranking of
+    /// the best candidates read them.
+    details: PackedStrings,
     /// `first[f]..first[f + 1]` are the symbols of file `f`.
     first: Array<u32>,
     names: Postings,
@@ -234,6 +242,7 @@ impl SymbolTable {
         let mut records = Vec::with_capacity(symbols.len() * RECORD);
         let mut text_offsets = Vec::with_capacity(symbols.len() * STRINGS + 1);
         let mut texts = String::new();
+        let mut details: Vec<&str> = Vec::with_capacity(symbols.len() * DETAILS);
         text_offsets.push(0u32);
         for s in &symbols {
             let tokens = maguyva_core::tokens::count_tokens(&s.name).min(255) as u32;
@@ -258,7 +267,8 @@ impl SymbolTable {
                 Qualified::Stored => s.qualified_name.as_str(),
                 _ => "",
             };
-            for text in [&s.name, qualified_text, &s.signature, doc_summary(&s.doc)] {
+            details.extend([s.signature.as_str(), doc_summary(&s.doc)]);
+            for text in [&s.name, qualified_text] {
                 texts.push_str(text);
                 let end = u32::try_from(texts.len())
                     .map_err(|_| Error::Parse("symbol strings exceed 4 GiB".into()))?;
@@ -269,6 +279,7 @@ impl SymbolTable {
             records: records.into(),
             text_offsets: text_offsets.into(),
             texts: Text::from_string(texts),
+            details: PackedStrings::build(&details)?,
             first: first.into(),
             names: Postings::build(names)?,
             words: Postings::build(words)?,
@@ -347,8 +358,8 @@ impl SymbolTable {
             file: FileId(r[1]),
             lines: LineSpan::new(r[2], r[3]),
             name_line: r[4],
-            signature: self.text(s + 2),
-            doc: self.text(s + 3),
+            signature: self.details.get(i * DETAILS),
+            doc: self.details.get(i * DETAILS + 1),
             container: (r[5] != NO_CONTAINER).then_some(r[5]),
         })
     }
@@ -387,14 +398,21 @@ impl SymbolTable {
         self.analyzer
     }
 
+    /// Opens every block of signatures and doc summaries, so that damage a
+    /// listing would meet later is reported now; `path` names the file.
+    pub fn verify(&self, path: &Path) -> Result<()> {
+        Ok(self.details.verify(path)?)
+    }
+
     /// Writes the table into a generation folder.
     pub fn save(&self, gen_dir: &Path) -> Result<()> {
         let mut w = SectionWriter::new(SYMBOLS_FORMAT);
         w.encoded("analyzer", "symbol table", &self.analyzer)?
             .array("records", &self.records)?
             .array("str.offs", &self.text_offsets)?
-            .bytes("strings", self.texts.as_bytes())?
-            .array("first", &self.first)?;
+            .bytes("strings", self.texts.as_bytes())?;
+        self.details.write(&mut w, "ds")?;
+        w.array("first", &self.first)?;
         self.names.write(&mut w, "nm")?;
         self.words.write(&mut w, "wd")?;
         self.doc_words.write(&mut w, "dc")?;
@@ -419,17 +437,19 @@ impl SymbolTable {
         let postings = |prefix: &str, what: &str| {
             Postings::open(file, prefix).map_err(|_| corrupt(&format!("damaged {what}")))
         };
+        let records: Array<u32> = file.array("records")?;
+        let n = records.len() / RECORD;
         let t = SymbolTable {
-            records: file.array("records")?,
+            records,
             text_offsets: file.array("str.offs")?,
             texts: file.text("strings")?,
+            details: PackedStrings::open(file, "ds", n * DETAILS)?,
             first: file.array("first")?,
             names: postings("nm", "name dictionary")?,
             words: postings("wd", "word dictionary")?,
             doc_words: postings("dc", "doc word dictionary")?,
             analyzer: file.decode("analyzer")?,
         };
-        let n = t.len();
         let consistent = t.records.len() == n * RECORD
             && t.text_offsets.len() == n * STRINGS + 1
             && t.text_offsets.windows(2).all(|w| w[0] <= w[1])
@@ -571,7 +591,9 @@ mod tests {
         let mut w = SectionWriter::new(SYMBOLS_FORMAT);
         w.encoded("analyzer", "symbol table", &t.analyzer).unwrap();
         w.array("records", &records).unwrap().array("str.offs", &t.text_offsets).unwrap();
-        w.bytes("strings", t.texts.as_bytes()).unwrap().array("first", &t.first).unwrap();
+        w.bytes("strings", t.texts.as_bytes()).unwrap();
+        t.details.write(&mut w, "ds").unwrap();
+        w.array("first", &t.first).unwrap();
         for (prefix, p) in [("nm", &t.names), ("wd", &t.words), ("dc", &t.doc_words)] {
             p.write(&mut w, prefix).unwrap();
         }

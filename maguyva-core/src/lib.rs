@@ -40,6 +40,7 @@ pub use crate::{
     manifest::{Changes, FileEntry, MANIFEST_FILE, MANIFEST_FORMAT, Manifest},
     modality::{Modality, ParseModalityError},
     outline::{OutlineSpan, SyntaxChunker},
+    packed::PackedStrings,
     paths::{FileRole, file_stem, is_test_path, join_relative},
     progress::{NoProgress, Progress},
     query::{MAX_QUERY_CHARS, MatchMode, Query},
@@ -65,6 +66,7 @@ mod lexer;
 mod manifest;
 mod modality;
 mod outline;
+pub mod packed;
 mod paths;
 mod progress;
 mod query;

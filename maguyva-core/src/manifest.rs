@@ -19,7 +19,7 @@ pub const MANIFEST_FILE: &str = "manifest.mgv";
 /// (`options`), reused by later runs that do not name their own; v3 the
 /// walk's guards (`guards`), to tell staleness without walking; v4 the JSON
 /// compressed.
-pub const MANIFEST_FORMAT: FormatVersion = FormatVersion { kind: *b"MANI", current: 4, oldest: 4 };
+pub const MANIFEST_FORMAT: FormatVersion = FormatVersion { kind: *b"MANI", current: 5, oldest: 5 };
 
 /// One indexed file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -181,7 +181,7 @@ impl Manifest {
         let json = serde_json::to_vec(self)
             .map_err(|e| crate::Error::Encode { what: "manifest", reason: e.to_string() })?;
         // Paths, folder after folder, compress several times over.
-        store::write_framed(&gen_dir.join(MANIFEST_FILE), MANIFEST_FORMAT, &store::compress(&json))
+        store::write_framed(&gen_dir.join(MANIFEST_FILE), MANIFEST_FORMAT, &store::compress(&json)?)
     }
 
     /// Reads the manifest of a generation folder.

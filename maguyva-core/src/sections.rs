@@ -260,7 +260,7 @@ impl SectionWriter {
         what: &'static str,
         value: &T,
     ) -> Result<&mut SectionWriter> {
-        let bytes = crate::store::compress(&encode(what, value)?);
+        let bytes = crate::store::compress(&encode(what, value)?)?;
         self.bytes(name, &bytes)
     }
 

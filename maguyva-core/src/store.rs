@@ -127,10 +127,25 @@ pub fn decode<T: DeserializeOwned>(path: &Path, bytes: &[u8]) -> Result<T> {
     Ok(value)
 }
 
-/// Compresses `bytes` with LZ4 (block format), its length first as a
-/// little-endian `u32`. Fast to undo: for data read rarely and whole.
-pub fn compress(bytes: &[u8]) -> Vec<u8> {
-    lz4_flex::block::compress_prepend_size(bytes)
+/// How many times its compressed size a compressed section may claim to
+/// be (beyond one MiB).
+pub const MAX_EXPANSION: usize = 1000;
+
+/// The zstd level of [`compress`]: the graph is written once per build
+/// and read whole, so a middle level that keeps writing to milliseconds.
+const COMPRESSION_LEVEL: i32 = 3;
+
+/// Compresses `bytes` with zstd (one frame), its length first as a
+/// little-endian `u32`: for data read rarely and whole.
+pub fn compress(bytes: &[u8]) -> Result<Vec<u8>> {
+    let len = u32::try_from(bytes.len())
+        .map_err(|_| Error::Encode { what: "compressed section", reason: "over 4 GiB".into() })?;
+    let frame = zstd::bulk::compress(bytes, COMPRESSION_LEVEL)
+        .map_err(|e| Error::Encode { what: "compressed section", reason: e.to_string() })?;
+    let mut out = Vec::with_capacity(4 + frame.len());
+    out.extend_from_slice(&len.to_le_bytes());
+    out.extend_from_slice(&frame);
+    Ok(out)
 }
 
 /// Undoes [`compress`]; `path` names the file the bytes came from, for the
@@ -139,12 +154,17 @@ pub fn decompress(path: &Path, bytes: &[u8]) -> Result<Vec<u8>> {
     let corrupt = |why: String| Error::corrupt(path, format!("cannot decompress: {why}"));
     let (head, body) = bytes.split_first_chunk::<4>().ok_or_else(|| corrupt("too short".into()))?;
     let len = u32::from_le_bytes(*head) as usize;
-    // LZ4 expands at most about 255 times: a larger claim is damage, and is
-    // refused before anything that large is allocated.
-    if len > body.len().saturating_mul(255).saturating_add(16) {
+    // Records of numbers and names do not shrink a thousandfold: a larger
+    // claim is damage, and is refused before anything that large is
+    // allocated.
+    if len > body.len().saturating_mul(MAX_EXPANSION).saturating_add(1 << 20) {
         return Err(corrupt(format!("claims {len} bytes from {}", body.len())));
     }
-    lz4_flex::block::decompress(body, len).map_err(|e| corrupt(e.to_string()))
+    let out = zstd::bulk::decompress(body, len).map_err(|e| corrupt(e.to_string()))?;
+    if out.len() != len {
+        return Err(corrupt(format!("{} bytes where {len} were claimed", out.len())));
+    }
+    Ok(out)
 }
 
 /// Encodes `value` and writes it framed.
@@ -171,15 +191,21 @@ mod tests {
     fn compressed_bytes_round_trip_and_damage_is_refused() {
         let p = Path::new("x.mgv");
         let data: Vec<u8> = (0..10_000u32).flat_map(|i| (i % 97).to_le_bytes()).collect();
-        let packed = compress(&data);
+        let packed = compress(&data).unwrap();
         assert!(packed.len() < data.len() / 4);
         assert_eq!(decompress(p, &packed).unwrap(), data);
-        assert_eq!(decompress(p, &compress(b"")).unwrap(), b"");
+        assert_eq!(decompress(p, &compress(b"").unwrap()).unwrap(), b"");
         assert!(decompress(p, &packed[..3]).is_err());
         assert!(decompress(p, &packed[..packed.len() / 2]).is_err());
         let mut huge = packed.clone();
         huge[..4].copy_from_slice(&u32::MAX.to_le_bytes());
         assert!(matches!(decompress(p, &huge), Err(Error::Corrupt { .. })));
+        // A length that is not the frame's, either way, is damage too.
+        for claim in [data.len() - 1, data.len() + 1] {
+            let mut wrong = packed.clone();
+            wrong[..4].copy_from_slice(&(claim as u32).to_le_bytes());
+            assert!(matches!(decompress(p, &wrong), Err(Error::Corrupt { .. })), "{claim}");
+        }
     }
 
     const F: FormatVersion = FormatVersion { kind: *b"TEST", current: 3, oldest: 2 };

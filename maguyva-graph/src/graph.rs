@@ -31,7 +31,7 @@ pub const GRAPH_FILE: &str = "graph.mgv";
 /// package; v3 module roots; v4 sections: each file's centrality read in
 /// place, and the graph, decoded only when a query needs it; v5 the graph
 /// compressed; v6 definitions not stored (they are the symbol table's).
-pub const GRAPH_FORMAT: FormatVersion = FormatVersion { kind: *b"GRPH", current: 6, oldest: 6 };
+pub const GRAPH_FORMAT: FormatVersion = FormatVersion { kind: *b"GRPH", current: 7, oldest: 7 };
 
 /// A declared package larger than this does not make its files visible to
 /// each other by name alone (the cost grows with its square).

@@ -68,5 +68,6 @@ pub fn verify(dir: &IndexDir, settings: &IndexSettings) -> Result<VerifyReport> 
     }
     let index = Index::open(dir, settings)?;
     index.graph()?;
+    index.symbols()?.verify(&gen_dir.join(maguyva_ast::SYMBOLS_FILE))?;
     Ok(VerifyReport { generation: gen_dir.display().to_string(), files })
 }
