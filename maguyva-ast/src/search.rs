@@ -408,7 +408,7 @@ impl StructuralRetriever {
         let mut ranked: Vec<(SymbolId, f32)> = Vec::with_capacity(base.len());
         for (id, base) in base {
             let Some(sym) = self.table.get(id) else { continue };
-            let score = base + self.bonus(sym, &q, &finders, &mut hay);
+            let score = base + self.bonus(id, sym, &q, &finders, &mut hay);
             if score > 0.15 {
                 ranked.push((id, score));
             }
@@ -423,6 +423,7 @@ impl StructuralRetriever {
     /// candidate to the next.
     fn bonus(
         &self,
+        id: SymbolId,
         sym: SymbolRef<'_>,
         q: &DefinitionQuery,
         finders: &[memmem::Finder<'_>],
@@ -451,9 +452,9 @@ impl StructuralRetriever {
             // stored. Stems are prefixes of their words, so a substring test
             // finds the word forms without stemming the text.
             hay.clear();
-            hay.push_str(sym.signature);
+            hay.push_str(self.table.signature(id));
             hay.push(' ');
-            hay.push_str(sym.doc);
+            hay.push_str(self.table.doc(id));
             match hay.is_ascii() {
                 true => hay.make_ascii_lowercase(),
                 false => *hay = hay.to_lowercase(),

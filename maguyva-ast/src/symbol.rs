@@ -145,7 +145,10 @@ pub struct Symbol {
 }
 
 /// One definition of a [`SymbolTable`](crate::SymbolTable), borrowed from
-/// the index file it is read from.
+/// the index file it is read from: what its record holds. Its signature
+/// and doc summary, kept compressed, are read with
+/// [`SymbolTable::signature`](crate::SymbolTable::signature) and
+/// [`SymbolTable::doc`](crate::SymbolTable::doc).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SymbolRef<'a> {
     /// The defined name (`bar` for `Foo::bar`).
@@ -160,31 +163,8 @@ pub struct SymbolRef<'a> {
     pub lines: LineSpan,
     /// The line holding the name.
     pub name_line: u32,
-    /// The line holding the name, trimmed: usually the signature.
-    pub signature: &'a str,
-    /// The summary of the documentation comment or docstring (its first
-    /// [`DOC_SUMMARY_WORDS`](crate::DOC_SUMMARY_WORDS) words), markers
-    /// removed; may be empty.
-    pub doc: &'a str,
     /// The innermost enclosing symbol's id.
     pub container: Option<u32>,
-}
-
-impl SymbolRef<'_> {
-    /// An owned copy.
-    pub fn to_symbol(&self) -> Symbol {
-        Symbol {
-            name: self.name.to_string(),
-            qualified_name: self.qualified_name.to_string(),
-            kind: self.kind,
-            file: self.file,
-            lines: self.lines,
-            name_line: self.name_line,
-            signature: self.signature.to_string(),
-            doc: self.doc.to_string(),
-            container: self.container,
-        }
-    }
 }
 
 #[cfg(test)]

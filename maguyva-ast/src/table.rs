@@ -5,7 +5,7 @@
 
 use crate::error::{Error, Result};
 use crate::extract::FileOutline;
-use crate::symbol::{SymbolKind, SymbolRef};
+use crate::symbol::{Symbol, SymbolKind, SymbolRef};
 use maguyva_core::store::FormatVersion;
 use maguyva_core::{
     Analyzer, Array, Bytes, FileId, LineSpan, PackedStrings, SectionFile, SectionWriter, SymbolId,
@@ -358,9 +358,37 @@ impl SymbolTable {
             file: FileId(r[1]),
             lines: LineSpan::new(r[2], r[3]),
             name_line: r[4],
-            signature: self.details.get(i * DETAILS),
-            doc: self.details.get(i * DETAILS + 1),
             container: (r[5] != NO_CONTAINER).then_some(r[5]),
+        })
+    }
+
+    /// The signature of the symbol with id `id`: the line holding its
+    /// name, trimmed. Empty for an unknown id, or when its block of the
+    /// index file is damaged.
+    pub fn signature(&self, id: SymbolId) -> &str {
+        self.details.get(id.index() * DETAILS)
+    }
+
+    /// The summary of the symbol's documentation comment or docstring (its
+    /// first [`DOC_SUMMARY_WORDS`] words), markers removed; may be empty.
+    pub fn doc(&self, id: SymbolId) -> &str {
+        self.details.get(id.index() * DETAILS + 1)
+    }
+
+    /// An owned copy of the symbol with id `id`; its container is a
+    /// [`SymbolId`] of this table.
+    pub fn symbol(&self, id: SymbolId) -> Option<Symbol> {
+        let s = self.get(id)?;
+        Some(Symbol {
+            name: s.name.to_string(),
+            qualified_name: s.qualified_name.into_owned(),
+            kind: s.kind,
+            file: s.file,
+            lines: s.lines,
+            name_line: s.name_line,
+            signature: self.signature(id).to_string(),
+            doc: self.doc(id).to_string(),
+            container: s.container,
         })
     }
 

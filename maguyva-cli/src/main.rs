@@ -791,13 +791,13 @@ fn symbols(args: SymbolsArgs) -> Result<ExitCode> {
     let root = args.folder.root(&args.opts);
     let (index, _) = fresh_index(&root, &args.opts, args.json)?;
     let wanted = args.name.as_deref().map(maguyva_ast::normalize);
-    let listed: Vec<output::SymbolRow> = index
-        .symbols()?
+    let table = index.symbols()?;
+    let listed: Vec<output::SymbolRow> = table
         .iter()
         .filter(|(_, s)| wanted.as_ref().is_none_or(|w| maguyva_ast::normalize(s.name) == *w))
-        .filter_map(|(_, s)| {
+        .filter_map(|(id, s)| {
             let path = index.manifest.files.get(s.file.index())?.path.clone();
-            Some(output::SymbolRow::new(path, s))
+            output::SymbolRow::new(path, table, id)
         })
         .collect();
     if listed.is_empty() {

@@ -296,9 +296,14 @@ pub struct SymbolRow {
 }
 
 impl SymbolRow {
-    /// The row of a symbol found in `path`.
-    pub fn new(path: String, s: maguyva_ast::SymbolRef<'_>) -> SymbolRow {
-        SymbolRow {
+    /// The row of symbol `id` of `table`, found in `path`.
+    pub fn new(
+        path: String,
+        table: &maguyva_ast::SymbolTable,
+        id: maguyva_core::SymbolId,
+    ) -> Option<SymbolRow> {
+        let s = table.get(id)?;
+        Some(SymbolRow {
             path,
             name: s.name.to_string(),
             qualified_name: s.qualified_name.to_string(),
@@ -306,9 +311,9 @@ impl SymbolRow {
             start_line: s.lines.start(),
             end_line: s.lines.end(),
             name_line: s.name_line,
-            signature: s.signature.to_string(),
-            doc: s.doc.to_string(),
-        }
+            signature: table.signature(id).to_string(),
+            doc: table.doc(id).to_string(),
+        })
     }
 }
 

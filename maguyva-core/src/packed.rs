@@ -186,10 +186,7 @@ impl PackedStrings {
         if len > frame.len().saturating_mul(crate::store::MAX_EXPANSION).saturating_add(1 << 20) {
             return None;
         }
-        let raw = zstd::bulk::decompress(frame, len).ok()?;
-        if raw.len() != len {
-            return None;
-        }
+        let raw = crate::store::decompress_frame(frame, len)?;
         let strings = self.count.saturating_sub(j * STRINGS_PER_BLOCK).min(STRINGS_PER_BLOCK);
         let mut at = 0;
         let mut ends = Vec::with_capacity(strings);

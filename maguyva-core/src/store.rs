@@ -8,6 +8,7 @@
 use crate::error::{Error, Result};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
+use std::cell::RefCell;
 use std::io::Write;
 use std::path::Path;
 
@@ -165,6 +166,22 @@ pub fn decompress(path: &Path, bytes: &[u8]) -> Result<Vec<u8>> {
         return Err(corrupt(format!("{} bytes where {len} were claimed", out.len())));
     }
     Ok(out)
+}
+
+/// One zstd frame decompressed, when it holds exactly `len` bytes; `None`
+/// otherwise. One context
+/// per thread, reused: with a new context for each, the 34 blocks of a
+/// large repository's signatures took 1.9 ms to open instead of 1.2.
+pub fn decompress_frame(frame: &[u8], len: usize) -> Option<Vec<u8>> {
+    thread_local! {
+        static CONTEXT: RefCell<Option<zstd::bulk::Decompressor<'static>>> =
+            RefCell::new(zstd::bulk::Decompressor::new().ok());
+    }
+    CONTEXT.with(|cell| {
+        let mut context = cell.try_borrow_mut().ok()?;
+        let raw = context.as_mut()?.decompress(frame, len).ok()?;
+        (raw.len() == len).then_some(raw)
+    })
 }
 
 /// Encodes `value` and writes it framed.

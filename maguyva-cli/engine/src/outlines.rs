@@ -242,8 +242,7 @@ impl OutlineCache {
             return None;
         }
         let frame = self.blob.get(a..b)?;
-        let bytes = zstd::bulk::decompress(frame, len as usize).ok()?;
-        (bytes.len() as u64 == len).then_some(bytes)
+        store::decompress_frame(frame, len as usize)
     }
 }
 

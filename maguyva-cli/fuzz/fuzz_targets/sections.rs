@@ -42,8 +42,9 @@ fuzz_target!(|data: &[u8]| {
                 return;
             };
             let Ok(table) = maguyva_ast::SymbolTable::read(&file, files) else { return };
-            for (_, s) in table.iter() {
-                let _ = (s.name.len(), s.qualified_name.len(), s.signature.len(), s.doc.len());
+            for (id, s) in table.iter() {
+                let _ = (s.name.len(), s.qualified_name.len());
+                let _ = (table.signature(id).len(), table.doc(id).len());
             }
             let _ = table.by_normalized_name("retry").count();
             let _ = (table.by_name_word("retri").len(), table.by_doc_word("retri").len());
