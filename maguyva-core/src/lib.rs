@@ -9,7 +9,8 @@
 //! - [`tokens`]: code-aware tokenization shared by text and semantic search;
 //! - [`IndexDir`], [`Manifest`], [`ContentStore`] and [`store`]: the on-disk
 //!   index, written as immutable generations of checksummed files;
-//! - [`SectionFile`]: index files mapped into memory and read in place.
+//! - [`SectionFile`]: index files mapped into memory and read in place, and
+//!   [`PackedStrings`]: strings in zstd blocks, opened when first read.
 //!
 //! ```no_run
 //! use maguyva_core::{CorpusBuilder, FragmentTable, LineChunker};
