@@ -77,3 +77,4 @@ mod span;
 pub mod store;
 mod term_matrix;
 pub mod tokens;
+pub mod varint;

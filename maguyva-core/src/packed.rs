@@ -7,6 +7,7 @@
 
 use crate::error::{Error, Result};
 use crate::sections::{Array, Bytes, SectionFile, SectionWriter};
+use crate::varint;
 use rayon::prelude::*;
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
@@ -54,27 +55,6 @@ fn encode_error(reason: impl Into<String>) -> Error {
     Error::Encode { what: "packed strings", reason: reason.into() }
 }
 
-fn push_varint(out: &mut Vec<u8>, mut v: u64) {
-    while v >= 0x80 {
-        out.push(v as u8 | 0x80);
-        v >>= 7;
-    }
-    out.push(v as u8);
-}
-
-fn read_varint(bytes: &[u8], at: &mut usize) -> Option<u64> {
-    let mut v = 0u64;
-    for shift in (0..64).step_by(7) {
-        let b = *bytes.get(*at)?;
-        *at += 1;
-        v |= u64::from(b & 0x7f) << shift;
-        if b < 0x80 {
-            return Some(v);
-        }
-    }
-    None
-}
-
 impl PackedStrings {
     /// Packs `strings`, compressing the blocks in parallel.
     pub fn build<S: AsRef<str> + Sync>(strings: &[S]) -> Result<PackedStrings> {
@@ -83,7 +63,7 @@ impl PackedStrings {
             .map(|block| {
                 let mut raw = Vec::new();
                 for s in block {
-                    push_varint(&mut raw, s.as_ref().len() as u64);
+                    varint::push(&mut raw, s.as_ref().len() as u64);
                 }
                 for s in block {
                     raw.extend_from_slice(s.as_ref().as_bytes());
@@ -192,13 +172,15 @@ impl PackedStrings {
         let mut ends = Vec::with_capacity(strings);
         let mut end = 0u64;
         for _ in 0..strings {
-            end += read_varint(&raw, &mut at)?;
+            end = end.checked_add(varint::read(&raw, &mut at)?)?;
             ends.push(u32::try_from(end).ok()?);
         }
         if at.checked_add(usize::try_from(end).ok()?)? != raw.len() {
             return None;
         }
-        let text = String::from_utf8(raw.get(at..)?.to_vec()).ok()?;
+        let mut raw = raw;
+        raw.drain(..at);
+        let text = String::from_utf8(raw).ok()?;
         Some(Block { text: text.into_boxed_str(), ends: ends.into_boxed_slice() })
     }
 }

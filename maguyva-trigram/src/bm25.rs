@@ -4,7 +4,7 @@
 //! frequency). Format: `doc/format/text.md`.
 
 use crate::error::{Error, Result};
-use crate::varint;
+use maguyva_core::varint;
 use maguyva_core::{Analyzer, Array, Bytes, ChunkId, SectionFile, SectionWriter, TermMatrix};
 use serde::{Deserialize, Serialize};
 

@@ -42,4 +42,3 @@ mod index;
 mod plan;
 mod postings;
 pub mod trigram;
-mod varint;

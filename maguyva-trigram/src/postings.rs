@@ -6,7 +6,8 @@
 //! `doc/format/text.md`.
 
 use crate::plan::TrigramQuery;
-use crate::{trigram, varint};
+use crate::trigram;
+use maguyva_core::varint;
 use maguyva_core::{Array, Bytes, SectionFile, SectionWriter};
 use rayon::prelude::*;
 use roaring::RoaringBitmap;
