@@ -402,6 +402,9 @@ impl StructuralRetriever {
             base.select_nth_unstable_by(keep, best_first);
             base.truncate(keep);
         }
+        if !q.words.is_empty() {
+            self.table.prepare_details(base.iter().map(|&(id, _)| id));
+        }
         let mut hay = String::new();
         let finders: Vec<memmem::Finder<'_>> =
             q.words.iter().map(|w| memmem::Finder::new(w.as_bytes())).collect();

@@ -375,6 +375,12 @@ impl SymbolTable {
         self.details.get(id.index() * DETAILS + 1)
     }
 
+    /// Opens, in parallel, what [`signature`](Self::signature) and
+    /// [`doc`](Self::doc) will read for the symbols `ids`.
+    pub fn prepare_details(&self, ids: impl Iterator<Item = SymbolId>) {
+        self.details.open_blocks(ids.map(|id| id.index() * DETAILS));
+    }
+
     /// An owned copy of the symbol with id `id`; its container is a
     /// [`SymbolId`] of this table.
     pub fn symbol(&self, id: SymbolId) -> Option<Symbol> {
