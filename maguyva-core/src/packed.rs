@@ -173,11 +173,6 @@ impl PackedStrings {
         let len = *self.raw.get(j)? as usize;
         let frame =
             self.blob.get(*self.frames.get(j)? as usize..*self.frames.get(j + 1)? as usize)?;
-        // A claim far beyond what text compresses to is damage: refused
-        // before that much is allocated.
-        if len > frame.len().saturating_mul(crate::store::MAX_EXPANSION).saturating_add(1 << 20) {
-            return None;
-        }
         let raw = crate::store::decompress_frame(frame, len)?;
         let strings = self.count.saturating_sub(j * STRINGS_PER_BLOCK).min(STRINGS_PER_BLOCK);
         let mut at = 0;

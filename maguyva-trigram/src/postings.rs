@@ -348,7 +348,7 @@ fn decode_bits(bits: &[u8], files: u32, out: &mut Vec<u32>) -> Option<()> {
     for (k, &byte) in bits.iter().enumerate() {
         let mut rest = byte;
         while rest != 0 {
-            let id = u32::try_from(k * 8).ok()? + rest.trailing_zeros();
+            let id = u32::try_from(k * 8).ok()?.checked_add(rest.trailing_zeros())?;
             if id >= files {
                 return None;
             }
