@@ -57,7 +57,8 @@ pub struct BuildReport {
     pub lossy_files: usize,
     /// Files left out, and why.
     pub skipped: Vec<Skipped>,
-    /// Time of each stage, in milliseconds.
+    /// Time of each stage, in milliseconds. The symbols and graph run
+    /// beside the text index and embedding, so those four overlap.
     pub stages_ms: Vec<(String, f64)>,
     /// Total time, in milliseconds.
     pub total_ms: f64,
@@ -285,18 +286,40 @@ fn folder_of(path: &str) -> String {
     path.rsplit_once('/').map_or_else(String::new, |(d, _)| format!("{d}/"))
 }
 
+/// A file of the corpus as the graph's inputs read it.
+#[derive(Debug, Clone, Copy)]
+struct Source<'a> {
+    path: &'a str,
+    language: Option<Language>,
+    text: &'a str,
+}
+
+impl<'a> Source<'a> {
+    fn all(files: &'a [FileEntry], content: &'a ContentStore) -> Vec<Source<'a>> {
+        files
+            .iter()
+            .enumerate()
+            .map(|(i, f)| Source {
+                path: &f.path,
+                language: f.language,
+                text: content.text(FileId(i as u32)),
+            })
+            .collect()
+    }
+}
+
 /// JavaScript and TypeScript module roots: workspace packages by their
 /// `package.json` name (the entry for `name`, the folder for `name/sub`),
 /// and `tsconfig.json` path aliases (`compilerOptions.paths`, from
 /// `baseUrl`).
-fn js_module_roots(files: &[maguyva_core::SourceFile]) -> Vec<ModuleRoot> {
+fn js_module_roots(files: &[Source]) -> Vec<ModuleRoot> {
     use maguyva_core::Language;
     let mut out = Vec::new();
     for f in files {
-        let name = f.path.rsplit('/').next().unwrap_or(&f.path);
-        let folder = folder_of(&f.path);
+        let name = f.path.rsplit('/').next().unwrap_or(f.path);
+        let folder = folder_of(f.path);
         if name == "package.json" {
-            let Some(json) = lenient_json(&f.text) else { continue };
+            let Some(json) = lenient_json(f.text) else { continue };
             let Some(pkg) = json.get("name").and_then(|n| n.as_str()) else { continue };
             let entry = ["source", "module", "main", "types"]
                 .iter()
@@ -317,7 +340,7 @@ fn js_module_roots(files: &[maguyva_core::SourceFile]) -> Vec<ModuleRoot> {
                 language: Language::JavaScript,
             });
         } else if name.starts_with("tsconfig") && name.ends_with(".json") {
-            let Some(json) = lenient_json(&f.text) else { continue };
+            let Some(json) = lenient_json(f.text) else { continue };
             let options = json.get("compilerOptions");
             let base = options
                 .and_then(|o| o.get("baseUrl"))
@@ -374,7 +397,7 @@ fn cargo_package_name(text: &str) -> Option<String> {
 /// corpus, and for a root inside a module or crate (a checkout's subfolder),
 /// the nearest `go.mod`, or the `Cargo.toml` just above, so that import
 /// paths name the root's packages.
-fn module_roots(root: &Path, files: &[maguyva_core::SourceFile]) -> Vec<ModuleRoot> {
+fn module_roots(root: &Path, files: &[Source]) -> Vec<ModuleRoot> {
     let mut out: Vec<ModuleRoot> = files
         .iter()
         .filter(|f| f.path == "go.mod" || f.path.ends_with("/go.mod"))
@@ -382,7 +405,7 @@ fn module_roots(root: &Path, files: &[maguyva_core::SourceFile]) -> Vec<ModuleRo
             let dir = f.path.strip_suffix("go.mod")?.trim_end_matches('/').to_string();
             Some(ModuleRoot {
                 dir,
-                path: go_module_path(&f.text)?,
+                path: go_module_path(f.text)?,
                 language: maguyva_core::Language::Go,
             })
         })
@@ -397,7 +420,7 @@ fn module_roots(root: &Path, files: &[maguyva_core::SourceFile]) -> Vec<ModuleRo
                 let src = if dir.is_empty() { "src".to_string() } else { format!("{dir}/src") };
                 Some(ModuleRoot {
                     dir: src,
-                    path: cargo_package_name(&f.text)?,
+                    path: cargo_package_name(f.text)?,
                     language: maguyva_core::Language::Rust,
                 })
             }),
@@ -484,16 +507,16 @@ pub(crate) fn graph_definitions(symbols: &SymbolTable) -> Vec<Definition> {
 /// definitions, imports and uses of names.
 fn build_graph(
     root: &Path,
-    files: &[maguyva_core::SourceFile],
+    files: &[Source],
     outlines: &[FileOutline],
     symbols: &SymbolTable,
 ) -> Result<CallGraph> {
     let mut b = GraphBuilder::new();
     for f in files {
         b.add_file(FileInfo {
-            path: f.path.clone(),
+            path: f.path.to_string(),
             language: f.language,
-            package: f.language.and_then(|l| maguyva_ast::declared_package(l, &f.text)),
+            package: f.language.and_then(|l| maguyva_ast::declared_package(l, f.text)),
         });
     }
     for m in module_roots(root, files) {
@@ -560,8 +583,8 @@ pub fn build_index_with(
     let lock = dir.lock()?;
     // Taking the lock may have just created the index folder in the root.
     maguyva_core::settle_before_scan(&canonical);
-    let mut stages = Vec::new();
-    let mut stage = |name: &str, since: &mut Instant| {
+    let mut stages: Vec<(String, f64)> = Vec::new();
+    let stage = |stages: &mut Vec<(String, f64)>, name: &str, since: &mut Instant| {
         stages.push((name.to_string(), ms(since.elapsed())));
         *since = Instant::now();
     };
@@ -571,9 +594,9 @@ pub fn build_index_with(
     walker.max_file_size(settings.max_file_size).exclude(dir.path());
     progress.stage("scanning", 0);
     let scan = walker.scan(root)?;
-    stage("scan", &mut t);
+    stage(&mut stages, "scan", &mut t);
     let corpus = walker.read(&scan, progress);
-    stage("read", &mut t);
+    stage(&mut stages, "read", &mut t);
 
     progress.stage("parsing", corpus.files.len() as u64);
     let extraction = settings.components()?.get("structural").cloned().unwrap_or_default();
@@ -630,7 +653,7 @@ pub fn build_index_with(
         .zip(&corpus.files)
         .filter_map(|(o, f)| o.failure.clone().map(|why| (f.path.clone(), why)))
         .collect();
-    stage("parse", &mut t);
+    stage(&mut stages, "parse", &mut t);
 
     progress.stage("fragmenting", 0);
     let spans = corpus
@@ -644,18 +667,7 @@ pub fn build_index_with(
         })
         .collect();
     let fragments = FragmentTable::from_spans(spans);
-    stage("fragment", &mut t);
-    let symbols = SymbolTable::build(&outlines, Analyzer::default())?;
-    stage("symbols", &mut t);
-
-    progress.stage("linking", 0);
-    let graph = build_graph(root, &corpus.files, &outlines, &symbols)?;
-    let outline_file =
-        outlines::writer(&extraction, &corpus.files, &outlines, &stored, cache.as_ref())?;
-    drop((stored, cache));
-    drop(outlines);
-    stage("graph", &mut t);
-
+    stage(&mut stages, "fragment", &mut t);
     let files: Vec<FileEntry> = corpus
         .files
         .iter()
@@ -668,58 +680,85 @@ pub fn build_index_with(
             lossy: f.lossy,
         })
         .collect();
+    let outline_keys: Vec<u64> = corpus.files.iter().map(outlines::outline_key).collect();
     let bytes = corpus.total_bytes();
     let lossy_files = corpus.lossy_count();
     let skipped = corpus.skipped.clone();
     let content = ContentStore::new(corpus.files.into_iter().map(|f| f.text).collect());
 
-    progress.stage("indexing text", 0);
-    let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
-    let documents = content.fragment_documents(&fragments);
-    let roles: Vec<FileRole> = files.iter().map(|f| FileRole::of(&f.path, f.language)).collect();
-    let previous = match options.reuse_text {
-        true => dir.current().ok().flatten(),
-        false => None,
+    // The symbols and the graph, and the text index and the vectors, need
+    // nothing of each other: they are made side by side.
+    progress.stage("linking and indexing", 0);
+    let link = || -> Result<_> {
+        let t = Instant::now();
+        let symbols = SymbolTable::build(&outlines, Analyzer::default())?;
+        let symbols_ms = ms(t.elapsed());
+        let t = Instant::now();
+        let graph = build_graph(root, &Source::all(&files, &content), &outlines, &symbols)?;
+        let outline_file =
+            outlines::writer(&extraction, &outline_keys, &outlines, &stored, cache.as_ref())?;
+        Ok((symbols, symbols_ms, graph, outline_file, ms(t.elapsed())))
     };
-    let patched = previous.and_then(|g| {
-        patched_text_index(&g, &files, &fragments, &content, &documents, &paths, &roles)
-    });
-    // A full build analyzes the fragments once, for the keyword index and
-    // for the corpus embedder.
-    let mut doc_terms = None;
-    let text = match patched {
-        Some(text) => text?,
-        None => {
-            let terms = TermMatrix::build(&documents, Analyzer::default());
-            let text =
-                TextIndexBuilder::new().build_from_terms(&content, &terms, &paths, &roles)?;
-            doc_terms = Some(terms);
-            text
-        }
+    let index = || -> Result<_> {
+        let t = Instant::now();
+        let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
+        let documents = content.fragment_documents(&fragments);
+        let roles: Vec<FileRole> =
+            files.iter().map(|f| FileRole::of(&f.path, f.language)).collect();
+        let previous = match options.reuse_text {
+            true => dir.current().ok().flatten(),
+            false => None,
+        };
+        let patched = previous.and_then(|g| {
+            patched_text_index(&g, &files, &fragments, &content, &documents, &paths, &roles)
+        });
+        // A full build analyzes the fragments once, for the keyword index
+        // and for the corpus embedder.
+        let mut doc_terms = None;
+        let text = match patched {
+            Some(text) => text?,
+            None => {
+                let terms = TermMatrix::build(&documents, Analyzer::default());
+                let text =
+                    TextIndexBuilder::new().build_from_terms(&content, &terms, &paths, &roles)?;
+                doc_terms = Some(terms);
+                text
+            }
+        };
+        let text_ms = ms(t.elapsed());
+        let t = Instant::now();
+        // The file's path names what its code is about as often as the
+        // code does (`float.lua`, `Column.kt`), so it is embedded with each
+        // fragment.
+        let semantic_docs: Vec<String> = fragments
+            .iter()
+            .zip(&documents)
+            .map(|((_, f), d)| format!("{}\n{d}", paths.get(f.file.index()).copied().unwrap_or("")))
+            .collect();
+        drop(documents);
+        let semantic_terms = || {
+            let terms = doc_terms.as_ref()?;
+            let paths = TermMatrix::build(&paths, Analyzer::default());
+            Some(terms.with_prefixes(&paths, |c| {
+                fragments.try_get(ChunkId(c as u32)).map_or(0, |f| f.file.index())
+            }))
+        };
+        let embedded = embed(dir, settings, options, &semantic_docs, semantic_terms)?;
+        Ok((text, text_ms, embedded, ms(t.elapsed())))
     };
-    stage("text index", &mut t);
-
-    progress.stage("embedding", 0);
-    // The file's path names what its code is about as often as the code
-    // does (`float.lua`, `Column.kt`), so it is embedded with each fragment.
-    let semantic_docs: Vec<String> = fragments
-        .iter()
-        .zip(&documents)
-        .map(|((_, f), d)| format!("{}\n{d}", paths.get(f.file.index()).copied().unwrap_or("")))
-        .collect();
-    let semantic_terms = || {
-        let terms = doc_terms.as_ref()?;
-        let paths = TermMatrix::build(&paths, Analyzer::default());
-        Some(terms.with_prefixes(&paths, |c| {
-            fragments.try_get(ChunkId(c as u32)).map_or(0, |f| f.file.index())
-        }))
-    };
-    let (vectors, embedder, embed_stats, model_kept) =
-        embed(dir, settings, options, &semantic_docs, semantic_terms)?;
-    drop(doc_terms);
-    drop(semantic_docs);
-    drop(documents);
-    stage("embed", &mut t);
+    let (linked, indexed) = rayon::join(link, index);
+    let (symbols, symbols_ms, graph, outline_file, graph_ms) = linked?;
+    let (text, text_ms, (vectors, embedder, embed_stats, model_kept), embed_ms) = indexed?;
+    drop((stored, cache));
+    drop(outlines);
+    // Side by side, these stages overlap: each is timed on its own.
+    stages.extend([
+        ("symbols".to_string(), symbols_ms),
+        ("graph".to_string(), graph_ms),
+        ("text index".to_string(), text_ms),
+        ("embed".to_string(), embed_ms),
+    ]);
+    t = Instant::now();
 
     // One step per file written, and one for the switch to the new
     // generation.
@@ -760,7 +799,7 @@ pub fn build_index_with(
     progress.advance(1);
     let gen_dir = staging.commit()?;
     progress.advance(1);
-    stage("write", &mut t);
+    stage(&mut stages, "write", &mut t);
 
     let report = BuildReport {
         root: scan.root.display().to_string(),
@@ -808,16 +847,8 @@ pub fn build_index_with(
 mod tests {
     use super::*;
 
-    fn file(path: &str, text: &str) -> maguyva_core::SourceFile {
-        maguyva_core::SourceFile {
-            path: path.into(),
-            language: None,
-            text: text.into(),
-            size: text.len() as u64,
-            mtime_ns: 0,
-            hash: 0,
-            lossy: false,
-        }
+    fn file<'a>(path: &'a str, text: &'a str) -> Source<'a> {
+        Source { path, language: None, text }
     }
 
     #[test]

@@ -53,35 +53,36 @@ pub(crate) fn outline_key(file: &SourceFile) -> u64 {
     xxhash_rust::xxh3::xxh3_64_with_seed(language.as_bytes(), file.hash)
 }
 
-/// The outline file of `files` (in file order), ready to write; the
-/// `identity` of the extraction (queries and grammars) is kept with them.
+/// The outline file of the files whose [`outline_key`]s are `keys` (in file
+/// order), ready to write; the `identity` of the extraction (queries and
+/// grammars) is kept with them.
 /// `stored[i]`, when given, is file `i`'s outline as a previous outline file
 /// held it, encoded, written again as it is; a block whose bytes `previous`
 /// (that file) held as one block keeps the frame it had there.
 pub(crate) fn writer(
     identity: &str,
-    files: &[SourceFile],
+    keys: &[u64],
     outlines: &[FileOutline],
     stored: &[Option<Vec<u8>>],
     previous: Option<&OutlineCache>,
 ) -> Result<SectionWriter> {
-    writer_in_blocks(identity, files, outlines, stored, previous, BLOCKS)
+    writer_in_blocks(identity, keys, outlines, stored, previous, BLOCKS)
 }
 
 fn writer_in_blocks(
     identity: &str,
-    files: &[SourceFile],
+    file_keys: &[u64],
     outlines: &[FileOutline],
     stored: &[Option<Vec<u8>>],
     previous: Option<&OutlineCache>,
     cut: BlockCut,
 ) -> Result<SectionWriter> {
     use rayon::prelude::*;
-    let packed: Vec<Option<(u64, Cow<[u8]>)>> = files
+    let packed: Vec<Option<(u64, Cow<[u8]>)>> = file_keys
         .par_iter()
         .zip(outlines)
         .enumerate()
-        .map(|(i, (f, o))| {
+        .map(|(i, (&key, o))| {
             if o.failure.is_some() {
                 return Ok(None);
             }
@@ -89,11 +90,11 @@ fn writer_in_blocks(
                 Some(kept) => Cow::Borrowed(kept.as_slice()),
                 None => Cow::Owned(store::encode("outline", o)?),
             };
-            Ok(Some((outline_key(f), bytes)))
+            Ok(Some((key, bytes)))
         })
         .collect::<Result<_>>()?;
     // Outlines back to back, cut into blocks at outline boundaries.
-    let mut keys = Vec::with_capacity(files.len());
+    let mut keys = Vec::with_capacity(file_keys.len());
     let mut offsets = vec![0u64];
     let mut raw_starts = vec![0u64];
     let mut raw = Vec::new();
@@ -262,6 +263,10 @@ mod tests {
         }
     }
 
+    fn keys(files: &[SourceFile]) -> Vec<u64> {
+        files.iter().map(outline_key).collect()
+    }
+
     fn corpus() -> (Vec<SourceFile>, Vec<FileOutline>) {
         let files: Vec<SourceFile> = (0..12)
             .map(|i| match i % 3 {
@@ -289,7 +294,7 @@ mod tests {
             let cut = BlockCut { key_modulus, min_bytes, level: ZSTD_LEVEL };
             let tmp = tempfile::tempdir().unwrap();
             let none = vec![None; files.len()];
-            writer_in_blocks("x", &files, &outlines, &none, None, cut)
+            writer_in_blocks("x", &keys(&files), &outlines, &none, None, cut)
                 .unwrap()
                 .write(&tmp.path().join(OUTLINES_FILE))
                 .unwrap();
@@ -306,7 +311,7 @@ mod tests {
             stored.reverse();
             // Carried over as stored, the file is the same again.
             let again = tempfile::tempdir().unwrap();
-            writer_in_blocks("x", &files, &outlines, &stored, Some(&cache), cut)
+            writer_in_blocks("x", &keys(&files), &outlines, &stored, Some(&cache), cut)
                 .unwrap()
                 .write(&again.path().join(OUTLINES_FILE))
                 .unwrap();
@@ -330,7 +335,7 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let none = vec![None; files.len()];
         let strong = BlockCut { level: 19, ..ONE_PER_BLOCK };
-        writer_in_blocks("x", &files, &outlines, &none, None, strong)
+        writer_in_blocks("x", &keys(&files), &outlines, &none, None, strong)
             .unwrap()
             .write(&tmp.path().join(OUTLINES_FILE))
             .unwrap();
@@ -346,7 +351,7 @@ mod tests {
         assert!(stored[5].is_none());
         let weak = BlockCut { level: 1, ..ONE_PER_BLOCK };
         let new = tempfile::tempdir().unwrap();
-        writer_in_blocks("x", &files, &outlines, &stored, Some(&old), weak)
+        writer_in_blocks("x", &keys(&files), &outlines, &stored, Some(&old), weak)
             .unwrap()
             .write(&new.path().join(OUTLINES_FILE))
             .unwrap();
@@ -376,7 +381,8 @@ mod tests {
         let none = vec![None; 2];
         let tmp = tempfile::tempdir().unwrap();
         let path = tmp.path().join(OUTLINES_FILE);
-        let good = writer_in_blocks("x", files, outlines, &none, None, ONE_PER_BLOCK).unwrap();
+        let good =
+            writer_in_blocks("x", &keys(files), outlines, &none, None, ONE_PER_BLOCK).unwrap();
         good.write(&path).unwrap();
         let cache = OutlineCache::open(tmp.path(), "x").unwrap();
         let hashes = cache.file.array::<u64>("hashes").unwrap().to_vec();
