@@ -128,6 +128,67 @@ impl Postings {
         Postings::assemble(Bytes::from_vec(builder.into_inner()?), offsets.into(), ids.into())
     }
 
+    /// The dictionary of a patched table: every key of `self` with its
+    /// symbols renumbered by `renumber` (`u32::MAX`: gone), merged with
+    /// `fresh`, whose lists hold new numbers; keys left with no symbol are
+    /// dropped. The same as [`Postings::build`] of the whole table.
+    fn merged(&self, renumber: &[u32], fresh: BTreeMap<String, Vec<u32>>) -> Result<Postings> {
+        use fst::Streamer;
+        let mut builder = fst::MapBuilder::memory();
+        let mut offsets = Vec::with_capacity(self.map.len() + fresh.len() + 1);
+        let mut ids: Vec<u32> = Vec::with_capacity(self.ids.len());
+        let mut old = self.map.stream();
+        let mut fresh = fresh.into_iter().peekable();
+        let mut next_old = old.next().map(|(k, i)| (k.to_vec(), i as usize));
+        let mut list: Vec<u32> = Vec::new();
+        let mut n = 0u64;
+        loop {
+            use std::cmp::Ordering::{Greater, Less};
+            let order = match (&next_old, fresh.peek()) {
+                (None, None) => break,
+                (Some((k, _)), Some((f, _))) => k.as_slice().cmp(f.as_bytes()),
+                (Some(_), None) => Less,
+                (None, Some(_)) => Greater,
+            };
+            list.clear();
+            let mut key = Vec::new();
+            if order != Greater
+                && let Some((k, i)) = next_old.take()
+            {
+                let (a, b) = match (self.offsets.get(i), self.offsets.get(i + 1)) {
+                    (Some(&a), Some(&b)) => (a as usize, b as usize),
+                    _ => return Err(Error::Parse("damaged symbol dictionary".into())),
+                };
+                let kept = self.ids.get(a..b).unwrap_or(&[]).iter();
+                list.extend(
+                    kept.filter_map(|&o| renumber.get(o as usize)).filter(|&&n| n != u32::MAX),
+                );
+                key = k;
+                next_old = old.next().map(|(k, i)| (k.to_vec(), i as usize));
+            }
+            if order != Less
+                && let Some((f, more)) = fresh.next()
+            {
+                key = f.into_bytes();
+                list.extend(more);
+            }
+            // Both sides are ascending; together, or renumbered out of
+            // order, they may not be.
+            if !list.is_sorted() {
+                list.sort_unstable();
+            }
+            if list.is_empty() {
+                continue;
+            }
+            builder.insert(&key, n)?;
+            n += 1;
+            offsets.push(ids.len() as u32);
+            ids.extend_from_slice(&list);
+        }
+        offsets.push(ids.len() as u32);
+        Postings::assemble(Bytes::from_vec(builder.into_inner()?), offsets.into(), ids.into())
+    }
+
     fn assemble(fst: Bytes, offsets: Array<u32>, ids: Array<u32>) -> Result<Postings> {
         let map = fst::Map::new(fst)?;
         if offsets.len() != map.len() + 1
@@ -196,17 +257,93 @@ impl std::fmt::Debug for SymbolTable {
 impl SymbolTable {
     /// Builds the table from the outlines of every file, in file order.
     pub fn build(outlines: &[FileOutline], analyzer: Analyzer) -> Result<SymbolTable> {
+        let symbols = SymbolTable::gather(outlines);
+        let fresh: Vec<u32> = (0..symbols.len() as u32).collect();
+        let [names, words, doc_words] = SymbolTable::analyze(&symbols, &fresh, analyzer);
+        SymbolTable::assemble(
+            symbols,
+            outlines,
+            [Postings::build(names)?, Postings::build(words)?, Postings::build(doc_words)?],
+            analyzer,
+        )
+    }
+
+    /// The table [`SymbolTable::build`] makes of `outlines`, taking the
+    /// analyzed names and doc words of the symbols of unchanged files from
+    /// `previous` instead of analyzing them again: `kept[f]` is the file of
+    /// `previous` that file `f` is, unchanged (its outline the same but for
+    /// the file's number). A kept file whose symbols differ from the ones
+    /// `previous` holds is analyzed anew.
+    pub fn patched(
+        outlines: &[FileOutline],
+        analyzer: Analyzer,
+        previous: &SymbolTable,
+        kept: &[Option<FileId>],
+    ) -> Result<SymbolTable> {
+        if previous.analyzer != analyzer {
+            return SymbolTable::build(outlines, analyzer);
+        }
+        let symbols = SymbolTable::gather(outlines);
+        let mut renumber = vec![u32::MAX; previous.len()];
+        let mut fresh = Vec::new();
+        let mut base = 0u32;
+        for (f, outline) in outlines.iter().enumerate() {
+            let count = outline.symbols.len() as u32;
+            let old = kept.get(f).copied().flatten().and_then(|o| {
+                let start = *previous.first.get(o.index())?;
+                let end = *previous.first.get(o.index() + 1)?;
+                let same = end - start == count
+                    && outline.symbols.iter().zip(start..end).all(|(s, i)| {
+                        previous.text(i as usize * STRINGS) == s.name
+                            && previous
+                                .records
+                                .get(i as usize * RECORD)
+                                .map(|&r| r & ((1 << KIND_BITS) - 1))
+                                == Some(s.kind as u32)
+                    });
+                same.then_some(start)
+            });
+            match old {
+                Some(start) => {
+                    for k in 0..count {
+                        renumber[(start + k) as usize] = base + k;
+                    }
+                }
+                None => fresh.extend(base..base + count),
+            }
+            base += count;
+        }
+        let [names, words, doc_words] = SymbolTable::analyze(&symbols, &fresh, analyzer);
+        let postings = [
+            previous.names.merged(&renumber, names)?,
+            previous.words.merged(&renumber, words)?,
+            previous.doc_words.merged(&renumber, doc_words)?,
+        ];
+        SymbolTable::assemble(symbols, outlines, postings, analyzer)
+    }
+
+    /// The symbols of every file, in file order, their containers numbered
+    /// in the whole table.
+    fn gather(outlines: &[FileOutline]) -> Vec<Symbol> {
         let mut symbols = Vec::new();
-        let mut first = Vec::with_capacity(outlines.len() + 1);
         for outline in outlines {
             let base = symbols.len() as u32;
-            first.push(base);
             symbols.extend(outline.symbols.iter().cloned().map(|mut s| {
                 s.container = s.container.map(|c| c + base);
                 s
             }));
         }
-        first.push(symbols.len() as u32);
+        symbols
+    }
+
+    /// The normalized names, analyzed name words and analyzed doc-summary
+    /// words of the symbols numbered `ids` (ascending), each with the
+    /// symbols that have it.
+    fn analyze(
+        symbols: &[Symbol],
+        ids: &[u32],
+        analyzer: Analyzer,
+    ) -> [BTreeMap<String, Vec<u32>>; 3] {
         // Analyzing names and doc summaries (stemming every word) is most
         // of the work: done in parallel, then gathered in symbol order.
         let distinct_terms = |text: &str| {
@@ -218,8 +355,9 @@ impl SymbolTable {
             });
             seen
         };
-        let analyzed: Vec<(String, Vec<String>, Vec<String>)> = symbols
+        let analyzed: Vec<(String, Vec<String>, Vec<String>)> = ids
             .par_iter()
+            .filter_map(|&i| symbols.get(i as usize))
             .map(|s| {
                 (normalize(&s.name), distinct_terms(&s.name), distinct_terms(doc_summary(&s.doc)))
             })
@@ -227,8 +365,7 @@ impl SymbolTable {
         let mut names: BTreeMap<String, Vec<u32>> = BTreeMap::new();
         let mut words: BTreeMap<String, Vec<u32>> = BTreeMap::new();
         let mut doc_words: BTreeMap<String, Vec<u32>> = BTreeMap::new();
-        for (i, (key, name_words, summary_words)) in analyzed.into_iter().enumerate() {
-            let id = i as u32;
+        for (&id, (key, name_words, summary_words)) in ids.iter().zip(analyzed) {
             if !key.is_empty() {
                 names.entry(key).or_default().push(id);
             }
@@ -239,6 +376,24 @@ impl SymbolTable {
                 doc_words.entry(w).or_default().push(id);
             }
         }
+        [names, words, doc_words]
+    }
+
+    /// The table of `symbols` (gathered from `outlines`) with its
+    /// dictionaries of names, name words and doc words.
+    fn assemble(
+        symbols: Vec<Symbol>,
+        outlines: &[FileOutline],
+        [names, words, doc_words]: [Postings; 3],
+        analyzer: Analyzer,
+    ) -> Result<SymbolTable> {
+        let mut first = Vec::with_capacity(outlines.len() + 1);
+        let mut base = 0u32;
+        for outline in outlines {
+            first.push(base);
+            base += outline.symbols.len() as u32;
+        }
+        first.push(base);
         let mut records = Vec::with_capacity(symbols.len() * RECORD);
         let mut text_offsets = Vec::with_capacity(symbols.len() * STRINGS + 1);
         let mut texts = String::new();
@@ -281,9 +436,9 @@ impl SymbolTable {
             texts: Text::from_string(texts),
             details: PackedStrings::build(&details)?,
             first: first.into(),
-            names: Postings::build(names)?,
-            words: Postings::build(words)?,
-            doc_words: Postings::build(doc_words)?,
+            names,
+            words,
+            doc_words,
             analyzer,
         })
     }
@@ -541,6 +696,72 @@ mod tests {
         assert_eq!(t.by_name_word("load"), &[1]);
         assert_eq!(t.of_file(FileId(1)).count(), 1);
         assert_eq!(t.get(SymbolId(1)).unwrap().container, Some(0));
+    }
+
+    /// Python sources from a few fixed pieces, so that files share names,
+    /// name words and doc words.
+    fn python_file(pieces: &[u8]) -> String {
+        const PIECES: [&str; 6] = [
+            "def parse_config(path):\n    \"Reads the config file.\"\n    return path\n",
+            "class ConfigStore:\n    \"Keeps every loaded config.\"\n    def load(self):\n        pass\n",
+            "def load_file(name):\n    pass\n",
+            "class Parser:\n    def parse(self, text):\n        \"Parses text into tokens.\"\n        pass\n",
+            "def emit_tokens():\n    \"Writes tokens out.\"\n    pass\n",
+            "RETRY_LIMIT = 3\n",
+        ];
+        pieces.iter().map(|&p| PIECES[p as usize % PIECES.len()]).collect()
+    }
+
+    fn saved(t: &SymbolTable) -> Vec<u8> {
+        let dir = tempfile::tempdir().unwrap();
+        t.save(dir.path()).unwrap();
+        std::fs::read(dir.path().join(SYMBOLS_FILE)).unwrap()
+    }
+
+    proptest::proptest! {
+        /// A table patched from the previous one, whatever files were kept,
+        /// edited, added or removed, is the table built from scratch, to
+        /// the byte.
+        #[test]
+        fn patched_table_equals_a_rebuild(
+            before in proptest::collection::vec(proptest::collection::vec(0u8..6, 0..4), 0..6),
+            fates in proptest::collection::vec((0u8..4, proptest::collection::vec(0u8..6, 0..4)), 8),
+        ) {
+            let old_texts: Vec<String> = before.iter().map(|p| python_file(p)).collect();
+            // Each old file is kept, edited or removed; a new file may follow.
+            let mut new_texts: Vec<String> = Vec::new();
+            let mut kept: Vec<Option<FileId>> = Vec::new();
+            for (i, (text, (fate, pieces))) in old_texts.iter().zip(&fates).enumerate() {
+                match fate {
+                    0 | 1 => {
+                        new_texts.push(text.clone());
+                        kept.push(Some(FileId(i as u32)));
+                    }
+                    2 => {
+                        new_texts.push(python_file(pieces));
+                        kept.push(None);
+                    }
+                    _ => {}
+                }
+                if *fate == 1 {
+                    new_texts.push(python_file(pieces));
+                    kept.push(None);
+                }
+            }
+            let parse = |texts: &[String]| -> Vec<FileOutline> {
+                texts
+                    .iter()
+                    .enumerate()
+                    .map(|(i, t)| outline(Language::Python, t, FileId(i as u32)))
+                    .collect()
+            };
+            let analyzer = Analyzer::default();
+            let previous = SymbolTable::build(&parse(&old_texts), analyzer).unwrap();
+            let outlines = parse(&new_texts);
+            let patched = SymbolTable::patched(&outlines, analyzer, &previous, &kept).unwrap();
+            let rebuilt = SymbolTable::build(&outlines, analyzer).unwrap();
+            proptest::prop_assert_eq!(saved(&patched), saved(&rebuilt));
+        }
     }
 
     #[test]

@@ -227,8 +227,9 @@ pub fn render_build(report: &BuildReport) -> String {
     if report.reused_outlines > 0 || report.model_kept {
         let _ = writeln!(
             out,
-            "refreshed: parsed {} of {} source files{}",
+            "refreshed: parsed {} and relinked {} of {} source files{}",
             report.parsed_files,
+            report.relinked_files,
             report.parsed_files + report.reused_outlines,
             if report.model_kept { "; kept the embedding model" } else { "" }
         );

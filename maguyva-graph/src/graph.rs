@@ -114,6 +114,61 @@ pub struct GraphBuilder {
     imports: Vec<Import>,
     uses: Vec<Use>,
     modules: Vec<ModuleRoot>,
+    previous: Option<PreviousGraph>,
+}
+
+/// The graph of an earlier build of the same tree, from which a builder
+/// takes the links of the files that did not change (see
+/// [`GraphBuilder::reuse`]).
+#[derive(Debug, Clone)]
+pub struct PreviousGraph {
+    s: Stored,
+    /// `changed[f]`: file `f`'s text or language changed since.
+    changed: Vec<bool>,
+}
+
+impl PreviousGraph {
+    /// Decodes the graph of an opened graph file; `definitions` are the
+    /// ones it was built from, `changed[f]` says whether file `f` changed
+    /// since (by its id in the new build).
+    pub fn read(
+        file: &SectionFile,
+        definitions: Vec<Definition>,
+        changed: Vec<bool>,
+    ) -> Result<PreviousGraph> {
+        let mut s: Stored = file.decompress("graph")?;
+        s.defs = definitions;
+        Ok(PreviousGraph { s, changed })
+    }
+
+    /// Whether the links of an unchanged file would be resolved now as they
+    /// were then: the same files (paths, languages, declared packages) and
+    /// module roots, and the same definitions but for where they lie (their
+    /// lines), so that every name has the same candidates and every node
+    /// its number.
+    fn still_holds(&self, files: &[FileInfo], modules: &[ModuleRoot], defs: &[Definition]) -> bool {
+        let same_def = |a: &Definition, b: &Definition| {
+            a.name == b.name
+                && a.qualified_name == b.qualified_name
+                && a.kind == b.kind
+                && a.file == b.file
+                && a.container == b.container
+        };
+        self.changed.len() == files.len()
+            && self.s.files == files
+            && self.s.modules == modules
+            && self.s.defs.len() == defs.len()
+            && self.s.defs.iter().zip(defs).all(|(a, b)| same_def(a, b))
+    }
+
+    /// The file an edge's `from` node is or lies in.
+    fn origin(&self, e: &Edge) -> usize {
+        let nf = self.s.files.len();
+        match (e.from as usize).checked_sub(nf) {
+            Some(d) => self.s.defs.get(d).map_or(usize::MAX, |d| d.file.index()),
+            None => e.from as usize,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -137,6 +192,9 @@ pub struct CallGraph {
     s: Stored,
     graph: DiGraph<(), u32>,
     by_name: HashMap<String, Vec<u32>>,
+    /// Files in a language whose imports and uses the build that made this
+    /// graph resolved; 0 for a graph read from a file.
+    relinked: usize,
     /// Rust crates and Python module names, built on the first question
     /// that names a module (most searches never do).
     module_names: std::sync::OnceLock<(RustCrates, PythonModules)>,
@@ -204,11 +262,25 @@ impl GraphBuilder {
         self
     }
 
+    /// Takes the links of unchanged files from `previous` instead of
+    /// resolving their imports and uses again, when nothing they were
+    /// resolved against has changed (the same files, module roots and
+    /// definitions but for their lines); otherwise [`GraphBuilder::build`]
+    /// resolves everything, as without it. Either way the graph is the same.
+    pub fn reuse(&mut self, previous: PreviousGraph) -> &mut Self {
+        self.previous = Some(previous);
+        self
+    }
+
     /// Resolves imports and uses and computes centrality.
     pub fn build(self) -> Result<CallGraph> {
-        let GraphBuilder { files, defs, imports, uses, mut modules } = self;
+        let GraphBuilder { files, defs, imports, uses, mut modules, previous } = self;
         // Longest module path first: `example.com/app/sub` before `example.com/app`.
         modules.sort_by(|a, b| b.path.len().cmp(&a.path.len()).then(a.dir.cmp(&b.dir)));
+        let previous = previous.filter(|p| p.still_holds(&files, &modules, &defs));
+        // The files whose links are resolved here: all of them, or those
+        // that changed since the previous graph.
+        let mine = |f: usize| previous.as_ref().is_none_or(|p| p.changed.get(f) != Some(&false));
         let nf = files.len() as u32;
         let def_node = |d: u32| nf + d;
         let mut edges: HashMap<(u32, u32, EdgeKind, bool), Edge> = HashMap::default();
@@ -225,6 +297,9 @@ impl GraphBuilder {
         for (i, d) in defs.iter().enumerate() {
             if d.file.0 >= nf || d.container.is_some_and(|c| c as usize >= defs.len()) {
                 return Err(Error::MissingNode(def_node(i as u32)));
+            }
+            if !mine(d.file.index()) {
+                continue;
             }
             let from = d.container.map_or(d.file.0, def_node);
             add(Edge {
@@ -245,7 +320,7 @@ impl GraphBuilder {
         let declared = DeclaredPackages::new(&files, &defs);
         let crates = RustCrates::new(&files, &modules);
         let python = PythonModules::new(&files, &modules);
-        for imp in &imports {
+        for imp in imports.iter().filter(|i| mine(i.file.index())) {
             let targets = declared
                 .resolve(&files, imp)
                 .or_else(|| go_package(&files, &modules, imp))
@@ -292,7 +367,7 @@ impl GraphBuilder {
                 swift_modules.entry(swift_module(&f.path)).or_default().push(i as u32);
             }
         }
-        for (i, f) in files.iter().enumerate() {
+        for (i, f) in files.iter().enumerate().filter(|&(i, _)| mine(i)) {
             if f.language == Some(Language::Swift)
                 && let Some(same) = swift_modules.get(swift_module(&f.path))
                 && same.len() <= MAX_PACKAGE_VISIBILITY
@@ -323,7 +398,7 @@ impl GraphBuilder {
         // hundreds of thousands of uses in a large tree.
         let (mut fits, mut same_file, mut seen, mut kept) =
             (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-        for u in &uses {
+        for u in uses.iter().filter(|u| mine(u.file.index())) {
             let Some(candidates) = by_name.get(u.name.as_str()) else { continue };
             let from = u.enclosing.map_or(u.file.0, def_node);
             let own = u.enclosing;
@@ -382,6 +457,16 @@ impl GraphBuilder {
         }
 
         let mut edges: Vec<Edge> = edges.into_values().collect();
+        // Every edge starts in one file (at it, or at a definition in it),
+        // and is made from that file's inputs alone: the unchanged files'
+        // are the ones they were.
+        if let Some(p) = &previous {
+            edges.extend(p.s.edges.iter().filter(|e| !mine(p.origin(e))));
+            unresolved.extend(p.s.unresolved.iter().filter(|u| !mine(u.file.index())).cloned());
+        }
+        // Stable: a file's unresolved imports stay in their order, whichever
+        // build resolved them.
+        unresolved.sort_by_key(|u| u.file);
         edges.sort_by_key(|e| (e.from, e.to, e.kind as u8, e.ambiguous));
         let n = files.len() + defs.len();
         // Centrality flows along sure dependencies, and from each definition
@@ -399,7 +484,9 @@ impl GraphBuilder {
             out_degree[e.from as usize] += 1;
             in_degree[e.to as usize] += 1;
         }
-        CallGraph::from_stored(Stored {
+        let relinked =
+            files.iter().enumerate().filter(|&(i, f)| mine(i) && f.language.is_some()).count();
+        let mut graph = CallGraph::from_stored(Stored {
             files,
             modules,
             defs,
@@ -408,7 +495,9 @@ impl GraphBuilder {
             pagerank,
             in_degree,
             out_degree,
-        })
+        })?;
+        graph.relinked = relinked;
+        Ok(graph)
     }
 }
 
@@ -440,7 +529,14 @@ impl CallGraph {
         for v in by_name.values_mut() {
             v.dedup();
         }
-        Ok(CallGraph { s, graph, by_name, module_names: std::sync::OnceLock::new() })
+        Ok(CallGraph { s, graph, by_name, relinked: 0, module_names: std::sync::OnceLock::new() })
+    }
+
+    /// Files in a language whose imports and uses the build that made this
+    /// graph resolved: all of them, or with [`GraphBuilder::reuse`] the
+    /// changed ones alone; 0 for a graph read from a file.
+    pub fn relinked_files(&self) -> usize {
+        self.relinked
     }
 
     /// Number of files.

@@ -35,7 +35,7 @@ pub use crate::{
     error::{Error, Result},
     graph::{
         CallGraph, Edge, EdgeKind, GRAPH_FILE, GRAPH_FORMAT, GraphBuilder, MAX_AMBIGUOUS,
-        ModuleRoot, Site, UnresolvedImport, normalize,
+        ModuleRoot, PreviousGraph, Site, UnresolvedImport, normalize,
     },
     input::{DefKind, Definition, FileInfo, Import, Use},
     pagerank::{DAMPING, page_rank},

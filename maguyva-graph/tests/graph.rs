@@ -123,3 +123,136 @@ fn save_and_load_round_trip() {
     astray[0].file = FileId(3);
     assert!(CallGraph::load(dir.path(), 3, astray).is_err());
 }
+
+/// One file's inputs: definitions `(name, kind, nested in the one before)`
+/// at a line each, imports of other files by index (past the last file:
+/// unresolved), and uses `(name, call, enclosing definition, line)`.
+#[derive(Debug, Clone)]
+struct FileInputs {
+    defs: Vec<(usize, u8, bool, u32)>,
+    imports: Vec<usize>,
+    uses: Vec<(usize, bool, Option<usize>, u32)>,
+}
+
+const NAMES: [&str; 6] = ["load", "Store", "parse", "run", "Config", "emit"];
+
+fn file_inputs() -> impl proptest::strategy::Strategy<Value = FileInputs> {
+    use proptest::prelude::*;
+    (
+        proptest::collection::vec((0..NAMES.len(), 0u8..4, any::<bool>(), 1u32..50), 0..4),
+        proptest::collection::vec(0usize..6, 0..3),
+        proptest::collection::vec(
+            (0..NAMES.len() + 2, any::<bool>(), proptest::option::of(0usize..4), 1u32..50),
+            0..6,
+        ),
+    )
+        .prop_map(|(defs, imports, uses)| FileInputs { defs, imports, uses })
+}
+
+/// The graph of `files` (Python modules `m0.py`, `m1.py`, …), taking the
+/// unchanged files' links from `previous` when given.
+fn build_corpus(files: &[FileInputs], previous: Option<PreviousGraph>) -> CallGraph {
+    let mut b = GraphBuilder::new();
+    for i in 0..files.len() {
+        b.add_file(FileInfo {
+            path: format!("m{i}.py"),
+            language: Some(Language::Python),
+            package: None,
+        });
+    }
+    let mut base = 0u32;
+    for (i, f) in files.iter().enumerate() {
+        for (j, &(name, kind, nested, line)) in f.defs.iter().enumerate() {
+            let kind = [DefKind::Callable, DefKind::Type, DefKind::Value, DefKind::Module]
+                [kind as usize % 4];
+            b.add_definition(Definition {
+                name: NAMES[name].into(),
+                qualified_name: NAMES[name].into(),
+                kind,
+                file: FileId(i as u32),
+                lines: LineSpan::new(line, line + 2),
+                name_line: line,
+                container: (nested && j > 0).then(|| base + j as u32 - 1),
+            });
+        }
+        for (k, &target) in f.imports.iter().enumerate() {
+            b.add_import(Import {
+                file: FileId(i as u32),
+                path: format!("m{target}"),
+                name: None,
+                kind: ImportKind::Module,
+                line: k as u32 + 1,
+            });
+        }
+        for &(name, call, enclosing, line) in &f.uses {
+            let name = NAMES.get(name).copied().unwrap_or("unknown_name");
+            b.add_use(Use {
+                file: FileId(i as u32),
+                name: name.into(),
+                line,
+                call,
+                enclosing: enclosing.filter(|&e| e < f.defs.len()).map(|e| base + e as u32),
+                count: 1,
+            });
+        }
+        base += f.defs.len() as u32;
+    }
+    if let Some(p) = previous {
+        b.reuse(p);
+    }
+    b.build().unwrap()
+}
+
+fn assert_same_graph(a: &CallGraph, b: &CallGraph) {
+    assert_eq!(a.edges(), b.edges());
+    assert_eq!(a.unresolved_imports(), b.unresolved_imports());
+    let nodes = (a.file_count() + a.definition_count()) as u32;
+    for n in 0..nodes {
+        assert_eq!(a.pagerank(n), b.pagerank(n), "node {n}");
+        assert_eq!(a.degree(n), b.degree(n), "node {n}");
+    }
+}
+
+proptest::proptest! {
+    /// A graph that takes the links of unchanged files from the previous
+    /// one is the graph built from scratch, whether an edit keeps a file's
+    /// definitions (only their lines move) or changes them.
+    #[test]
+    fn reused_links_give_the_graph_built_from_scratch(
+        before in proptest::collection::vec(file_inputs(), 1..6),
+        edits in proptest::collection::vec((0u8..3, file_inputs(), 0u32..5), 6),
+    ) {
+        let after: Vec<FileInputs> = before
+            .iter()
+            .zip(&edits)
+            .map(|(old, (mode, new, shift))| match mode {
+                // Unchanged.
+                0 => old.clone(),
+                // Same definitions, moved; new imports and uses.
+                1 => FileInputs {
+                    defs: old.defs.iter().map(|&(n, k, c, l)| (n, k, c, l + shift)).collect(),
+                    ..new.clone()
+                },
+                // Anything.
+                _ => new.clone(),
+            })
+            .collect();
+        let changed: Vec<bool> = edits.iter().take(after.len()).map(|e| e.0 != 0).collect();
+        let old = build_corpus(&before, None);
+        let dir = tempfile::tempdir().unwrap();
+        old.save(dir.path()).unwrap();
+        let file = CallGraph::open_file(dir.path()).unwrap();
+        let previous =
+            PreviousGraph::read(&file, old.definitions().to_vec(), changed.clone()).unwrap();
+        let reused = build_corpus(&after, Some(previous));
+        let scratch = build_corpus(&after, None);
+        assert_same_graph(&reused, &scratch);
+        proptest::prop_assert_eq!(scratch.relinked_files(), after.len());
+        // Edits that keep every definition relink only the edited files.
+        let kept_defs = edits.iter().take(after.len()).all(|e| e.0 != 2);
+        if kept_defs {
+            let edited = changed.iter().filter(|&&c| c).count();
+            proptest::prop_assert_eq!(reused.relinked_files(), edited);
+        }
+    }
+}

@@ -11,7 +11,7 @@ use maguyva_core::{
     IndexDir, Language, Manifest, OutlineSpan, Progress, Result, Skipped, TermMatrix, store,
 };
 use maguyva_graph::{
-    CallGraph, DefKind, Definition, FileInfo, GraphBuilder, Import, ModuleRoot, Use,
+    CallGraph, DefKind, Definition, FileInfo, GraphBuilder, Import, ModuleRoot, PreviousGraph, Use,
 };
 use maguyva_semantic::{EmbedStats, Embedder, VectorIndex, VectorIndexBuilder};
 use maguyva_trigram::{TextChanges, TextIndex, TextIndexBuilder};
@@ -42,6 +42,9 @@ pub struct BuildReport {
     pub parsed_files: usize,
     /// Files whose parse was taken from the previous index, unchanged.
     pub reused_outlines: usize,
+    /// Files whose imports and uses were resolved by this build; a refresh
+    /// keeps the others' links when no definition they could name changed.
+    pub relinked_files: usize,
     /// Whether the corpus model of the previous index was kept.
     pub model_kept: bool,
     /// Files whose parse failed, and why; they keep line-window fragments.
@@ -503,6 +506,45 @@ pub(crate) fn graph_definitions(symbols: &SymbolTable) -> Vec<Definition> {
         .collect()
 }
 
+/// What a refresh takes the symbols and links of unchanged files from.
+struct Previous {
+    generation: std::path::PathBuf,
+    manifest: Manifest,
+    symbols: SymbolTable,
+}
+
+impl Previous {
+    fn open(generation: std::path::PathBuf) -> Option<Previous> {
+        let manifest = Manifest::load(&generation).ok()?;
+        let symbols = SymbolTable::load(&generation, manifest.files.len()).ok()?;
+        Some(Previous { generation, manifest, symbols })
+    }
+
+    /// For each file, the file of the previous generation it is, when its
+    /// outline was taken from there (`reused[f]`).
+    fn kept_files(&self, files: &[FileEntry], reused: &[bool]) -> Vec<Option<FileId>> {
+        let by_path: std::collections::HashMap<&str, u32> = self
+            .manifest
+            .files
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (f.path.as_str(), i as u32))
+            .collect();
+        files
+            .iter()
+            .zip(reused)
+            .map(|(f, &r)| r.then(|| by_path.get(f.path.as_str()).map(|&i| FileId(i))).flatten())
+            .collect()
+    }
+
+    /// The previous graph, to take the links of the files that did not
+    /// change from (`changed[f]` by the new file ids).
+    fn graph(&self, changed: Vec<bool>) -> Option<PreviousGraph> {
+        let file = CallGraph::open_file(&self.generation).ok()?;
+        PreviousGraph::read(&file, graph_definitions(&self.symbols), changed).ok()
+    }
+}
+
 /// The dependency graph of the corpus, from the structural modality's
 /// definitions, imports and uses of names.
 fn build_graph(
@@ -510,8 +552,12 @@ fn build_graph(
     files: &[Source],
     outlines: &[FileOutline],
     symbols: &SymbolTable,
+    previous: Option<PreviousGraph>,
 ) -> Result<CallGraph> {
     let mut b = GraphBuilder::new();
+    if let Some(previous) = previous {
+        b.reuse(previous);
+    }
     for f in files {
         b.add_file(FileInfo {
             path: f.path.to_string(),
@@ -691,10 +737,25 @@ pub fn build_index_with(
     progress.stage("linking and indexing", 0);
     let link = || -> Result<_> {
         let t = Instant::now();
-        let symbols = SymbolTable::build(&outlines, Analyzer::default())?;
+        // A refresh takes the analyzed names and the links of the files
+        // that did not change from the previous generation.
+        let previous = match (&cache, dir.current()) {
+            (Some(_), Ok(Some(g))) => Previous::open(g),
+            _ => None,
+        };
+        let reused: Vec<bool> = stored.iter().map(Option::is_some).collect();
+        let symbols = match &previous {
+            Some(p) => {
+                let kept = p.kept_files(&files, &reused);
+                SymbolTable::patched(&outlines, Analyzer::default(), &p.symbols, &kept)?
+            }
+            None => SymbolTable::build(&outlines, Analyzer::default())?,
+        };
         let symbols_ms = ms(t.elapsed());
         let t = Instant::now();
-        let graph = build_graph(root, &Source::all(&files, &content), &outlines, &symbols)?;
+        let previous = previous.and_then(|p| p.graph(reused.iter().map(|r| !r).collect()));
+        let graph =
+            build_graph(root, &Source::all(&files, &content), &outlines, &symbols, previous)?;
         let outline_file =
             outlines::writer(&extraction, &outline_keys, &outlines, &stored, cache.as_ref())?;
         Ok((symbols, symbols_ms, graph, outline_file, ms(t.elapsed())))
@@ -811,6 +872,7 @@ pub fn build_index_with(
         reused_vectors: embed_stats.reused,
         parsed_files: parsed,
         reused_outlines: reused,
+        relinked_files: graph.relinked_files(),
         model_kept,
         parse_failures,
         graph_edges: graph.edges().len(),

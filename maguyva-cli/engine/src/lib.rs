@@ -322,6 +322,9 @@ pub enum Refresh {
         parsed: usize,
         /// Files whose parse was reused.
         reused: usize,
+        /// Files whose imports and uses were resolved again (the others'
+        /// links were kept).
+        relinked: usize,
         /// Whether the corpus embedding model was kept.
         model_kept: bool,
     },
@@ -347,9 +350,9 @@ impl Refresh {
         match self {
             Refresh::Fresh => None,
             Refresh::Built => Some("no index yet: built one".into()),
-            Refresh::Refreshed { changes: c, parsed, reused, model_kept } => Some(format!(
-                "index refreshed ({} added, {} removed, {} modified): parsed {parsed} of {} \
-                 source files{}",
+            Refresh::Refreshed { changes: c, parsed, reused, relinked, model_kept } => Some(format!(
+                "index refreshed ({} added, {} removed, {} modified): parsed {parsed} and \
+                 relinked {relinked} of {} source files{}",
                 c.added.len(),
                 c.removed.len(),
                 c.modified.len(),
@@ -412,6 +415,7 @@ pub fn open_fresh(
                 changes,
                 parsed: report.parsed_files,
                 reused: report.reused_outlines,
+                relinked: report.relinked_files,
                 model_kept: report.model_kept,
             };
             Ok((index, refresh))

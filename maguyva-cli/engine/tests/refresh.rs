@@ -107,6 +107,12 @@ impl Setup {
             answers(&self.refreshed, &self.settings),
             answers(&self.rebuilt, &self.settings)
         );
+        // What a refresh patches (the symbols, the links, the text index)
+        // is what a rebuild makes, to the byte.
+        for file in ["symbols.mgv", "graph.mgv", "text.mgv", "fragments.mgv"] {
+            let read = |index: &str| std::fs::read(Path::new(index).join(file)).unwrap();
+            assert!(read(&a.index) == read(&b.index), "{file} differs");
+        }
         // The next step starts both from the same generation again.
         std::fs::remove_dir_all(&self.rebuilt).unwrap();
         copy_dir(&self.refreshed, &self.rebuilt);
