@@ -134,14 +134,16 @@ impl Postings {
     /// dropped. The same as [`Postings::build`] of the whole table.
     fn merged(&self, renumber: &[u32], fresh: BTreeMap<String, Vec<u32>>) -> Result<Postings> {
         use fst::Streamer;
-        let mut builder = fst::MapBuilder::memory();
-        let mut offsets = Vec::with_capacity(self.map.len() + fresh.len() + 1);
+        let mut keys: Vec<Vec<u8>> = Vec::with_capacity(self.map.len());
+        let mut offsets = Vec::with_capacity(self.map.len() + 1);
         let mut ids: Vec<u32> = Vec::with_capacity(self.ids.len());
+        // Whether every key of `self` is kept, and no other comes: then the
+        // dictionary's fst (keys to their order) is the one `self` has.
+        let mut same_keys = true;
         let mut old = self.map.stream();
         let mut fresh = fresh.into_iter().peekable();
         let mut next_old = old.next().map(|(k, i)| (k.to_vec(), i as usize));
         let mut list: Vec<u32> = Vec::new();
-        let mut n = 0u64;
         loop {
             use std::cmp::Ordering::{Greater, Less};
             let order = match (&next_old, fresh.peek()) {
@@ -177,16 +179,28 @@ impl Postings {
             if !list.is_sorted() {
                 list.sort_unstable();
             }
+            if list.is_empty() || order == Greater {
+                same_keys = false;
+            }
             if list.is_empty() {
                 continue;
             }
-            builder.insert(&key, n)?;
-            n += 1;
+            keys.push(key);
             offsets.push(ids.len() as u32);
             ids.extend_from_slice(&list);
         }
         offsets.push(ids.len() as u32);
-        Postings::assemble(Bytes::from_vec(builder.into_inner()?), offsets.into(), ids.into())
+        let fst = match same_keys {
+            true => self.map.as_fst().as_bytes().to_vec(),
+            false => {
+                let mut builder = fst::MapBuilder::memory();
+                for (i, key) in keys.iter().enumerate() {
+                    builder.insert(key, i as u64)?;
+                }
+                builder.into_inner()?
+            }
+        };
+        Postings::assemble(Bytes::from_vec(fst), offsets.into(), ids.into())
     }
 
     fn assemble(fst: Bytes, offsets: Array<u32>, ids: Array<u32>) -> Result<Postings> {
