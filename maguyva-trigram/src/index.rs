@@ -162,26 +162,25 @@ impl TextIndexBuilder {
         };
         let fresh_texts: Vec<&str> =
             changes.fresh_files.iter().map(|&f| content.text(FileId(f))).collect();
-        let trigrams = old
-            .trigrams
-            .merged(
-                changes.kept_files,
-                &TrigramPostings::build(&fresh_texts),
-                changes.fresh_files,
-                files as u32,
-            )
-            .ok_or(Error::DamagedPostings(0))?;
         let fresh_docs: Vec<&str> = changes
             .fresh_chunks
             .iter()
             .filter_map(|&c| documents.get(c as usize).map(AsRef::as_ref))
             .collect();
-        let bm25 = old.bm25.merged(
-            changes.kept_chunks,
-            &Bm25Index::build(&fresh_docs, self.analyzer)?,
-            changes.fresh_chunks,
-            documents.len(),
-        )?;
+        // The two largest merges, side by side.
+        let (trigrams, bm25) = rayon::join(
+            || {
+                let fresh = TrigramPostings::build(&fresh_texts);
+                old.trigrams
+                    .merged(changes.kept_files, &fresh, changes.fresh_files, files as u32)
+                    .ok_or(Error::DamagedPostings(0))
+            },
+            || {
+                let fresh = Bm25Index::build(&fresh_docs, self.analyzer)?;
+                old.bm25.merged(changes.kept_chunks, &fresh, changes.fresh_chunks, documents.len())
+            },
+        );
+        let (trigrams, bm25) = (trigrams?, bm25?);
         // The two fields over files: paths, and names without folders.
         let by_file = |old: &Bm25Index, fresh: &[&str]| -> Result<Bm25Index> {
             let fresh = Bm25Index::build(fresh, self.analyzer)?;

@@ -842,18 +842,21 @@ pub fn build_index_with(
         options: settings.options(),
         guards: scan.guards.clone(),
     };
-    store::save(&staging.path().join(FRAGMENTS_FILE), FRAGMENTS_FORMAT, "fragments", &fragments)?;
-    progress.advance(1);
-    text.save(staging.path())?;
-    progress.advance(1);
-    symbols.save(staging.path())?;
-    progress.advance(1);
-    graph.save(staging.path())?;
-    progress.advance(1);
-    vectors.save(staging.path())?;
-    progress.advance(1);
-    outline_file.write(&staging.path().join(OUTLINES_FILE))?;
-    progress.advance(1);
+    // Each file is synced to disk before the folder is renamed into place;
+    // written side by side, their syncs overlap.
+    let at = staging.path();
+    let writes: [&(dyn Fn() -> Result<()> + Sync); 6] = [
+        &|| store::save(&at.join(FRAGMENTS_FILE), FRAGMENTS_FORMAT, "fragments", &fragments),
+        &|| Ok(text.save(at)?),
+        &|| Ok(symbols.save(at)?),
+        &|| Ok(graph.save(at)?),
+        &|| Ok(vectors.save(at)?),
+        &|| outline_file.write(&at.join(OUTLINES_FILE)),
+    ];
+    writes
+        .par_iter()
+        .map(|write| write().inspect(|()| progress.advance(1)))
+        .collect::<Result<Vec<()>>>()?;
     // The manifest goes last: a generation is only ever renamed into place
     // whole, but writing it last also keeps a half-copied folder unreadable.
     manifest.save(staging.path())?;
