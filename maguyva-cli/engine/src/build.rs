@@ -679,7 +679,21 @@ pub fn build_index_with(
         .filter_map(|(i, f)| Some((i, f.language?)))
         .collect();
     to_parse.sort_by_key(|&(i, _)| std::cmp::Reverse(corpus.files[i].text.len()));
-    let parses: Vec<(usize, FileOutline)> = to_parse
+    // Files with the same text and language (vendored copies, generated
+    // twins) have the same outline but for the file's number: each text is
+    // parsed once.
+    let mut first_with_key: std::collections::HashMap<u64, usize> = Default::default();
+    let (mut unique, mut copies) = (Vec::new(), Vec::new());
+    for &(i, language) in &to_parse {
+        match first_with_key.entry(outlines::outline_key(&corpus.files[i])) {
+            std::collections::hash_map::Entry::Occupied(first) => copies.push((i, *first.get())),
+            std::collections::hash_map::Entry::Vacant(slot) => {
+                slot.insert(i);
+                unique.push((i, language));
+            }
+        }
+    }
+    let parses: Vec<(usize, FileOutline)> = unique
         .par_iter()
         .map(|&(i, language)| {
             let outline = maguyva_ast::outline(language, &corpus.files[i].text, FileId(i as u32));
@@ -687,9 +701,17 @@ pub fn build_index_with(
             (i, outline)
         })
         .collect();
-    let parsed = parses.len();
+    let parsed = parses.len() + copies.len();
     for (i, outline) in parses {
         outlines[i] = Some(outline);
+    }
+    for (i, first) in copies {
+        let mut outline = outlines[first].clone().unwrap_or_default();
+        for s in &mut outline.symbols {
+            s.file = FileId(i as u32);
+        }
+        outlines[i] = Some(outline);
+        progress.advance(1);
     }
     // Files in no language have an empty outline.
     progress.advance((outlines.len() - reused - parsed) as u64);

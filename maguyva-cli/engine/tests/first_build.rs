@@ -33,3 +33,44 @@ fn a_first_build_in_the_root_leaves_guards_that_hold() {
     let changes = index.manifest.quick_changes();
     assert_eq!(changes.map(|c| c.is_empty()), Some(true), "the guards must hold, with no change");
 }
+
+/// Files with the same text are parsed once; each copy still has its own
+/// symbols, in its own file, as a parse of it alone gives them.
+#[test]
+fn copies_of_a_file_have_their_own_symbols() {
+    let tree = tempfile::tempdir().unwrap();
+    let text = "/// Retries a call.\npub fn retry() {}\n\npub struct Backoff;\n";
+    for path in ["src/lib.rs", "vendor/copy/src/lib.rs", "zz/lib.rs"] {
+        let path = tree.path().join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    std::fs::write(tree.path().join("src/other.rs"), "pub fn other() {}\n").unwrap();
+    let settings = maguyva_engine::IndexSettings::default();
+    let dir = maguyva_core::IndexDir::new(tree.path().join(".maguyva"));
+    let (index, report) =
+        maguyva_engine::build_index(tree.path(), &dir, &settings, &maguyva_core::NoProgress)
+            .unwrap();
+    assert_eq!(report.parsed_files, 4);
+    let symbols = index.symbols().unwrap();
+    for (i, file) in index.manifest.files.iter().enumerate() {
+        let id = maguyva_core::FileId(i as u32);
+        let alone = maguyva_ast::outline(maguyva_core::Language::Rust, text, id);
+        let got: Vec<maguyva_ast::Symbol> =
+            symbols.of_file(id).filter_map(|(s, _)| symbols.symbol(s)).collect();
+        if file.path.ends_with("other.rs") {
+            assert_eq!(got.len(), 1);
+            continue;
+        }
+        let base = symbols.of_file(id).next().map_or(0, |(s, _)| s.0);
+        let want: Vec<maguyva_ast::Symbol> = alone
+            .symbols
+            .into_iter()
+            .map(|mut s| {
+                s.container = s.container.map(|c| c + base);
+                s
+            })
+            .collect();
+        assert_eq!(got, want, "{}", file.path);
+    }
+}
