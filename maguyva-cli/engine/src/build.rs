@@ -520,20 +520,24 @@ impl Previous {
         Some(Previous { generation, manifest, symbols })
     }
 
-    /// For each file, the file of the previous generation it is, when its
-    /// outline was taken from there (`reused[f]`).
-    fn kept_files(&self, files: &[FileEntry], reused: &[bool]) -> Vec<Option<FileId>> {
-        let by_path: std::collections::HashMap<&str, u32> = self
+    /// For each file, the file of the previous generation it is when that
+    /// one had the same path, text and language (its outline, symbols and
+    /// links are the ones it had there).
+    fn kept_files(&self, files: &[FileEntry]) -> Vec<Option<FileId>> {
+        let by_path: std::collections::HashMap<&str, (u32, &FileEntry)> = self
             .manifest
             .files
             .iter()
             .enumerate()
-            .map(|(i, f)| (f.path.as_str(), i as u32))
+            .map(|(i, f)| (f.path.as_str(), (i as u32, f)))
             .collect();
         files
             .iter()
-            .zip(reused)
-            .map(|(f, &r)| r.then(|| by_path.get(f.path.as_str()).map(|&i| FileId(i))).flatten())
+            .map(|f| {
+                let &(i, old) = by_path.get(f.path.as_str())?;
+                (old.hash == f.hash && old.size == f.size && old.language == f.language)
+                    .then_some(FileId(i))
+            })
             .collect()
     }
 
@@ -765,17 +769,14 @@ pub fn build_index_with(
             (Some(_), Ok(Some(g))) => Previous::open(g),
             _ => None,
         };
-        let reused: Vec<bool> = stored.iter().map(Option::is_some).collect();
+        let kept = previous.as_ref().map(|p| p.kept_files(&files)).unwrap_or_default();
         let symbols = match &previous {
-            Some(p) => {
-                let kept = p.kept_files(&files, &reused);
-                SymbolTable::patched(&outlines, Analyzer::default(), &p.symbols, &kept)?
-            }
+            Some(p) => SymbolTable::patched(&outlines, Analyzer::default(), &p.symbols, &kept)?,
             None => SymbolTable::build(&outlines, Analyzer::default())?,
         };
         let symbols_ms = ms(t.elapsed());
         let t = Instant::now();
-        let previous = previous.and_then(|p| p.graph(reused.iter().map(|r| !r).collect()));
+        let previous = previous.and_then(|p| p.graph(kept.iter().map(Option::is_none).collect()));
         let graph =
             build_graph(root, &Source::all(&files, &content), &outlines, &symbols, previous)?;
         let outline_file =

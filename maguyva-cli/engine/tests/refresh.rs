@@ -210,6 +210,8 @@ enum Edit {
     Add(usize, Vec<&'static str>),
     /// Removes file `i` (of the ones present).
     Remove(usize),
+    /// Swaps the texts of files `i` and `j` (of the ones present).
+    Swap(usize, usize),
 }
 
 const WORDS: [&str; 12] = [
@@ -233,6 +235,7 @@ fn edit() -> impl Strategy<Value = Edit> {
         (0usize..8, words.clone()).prop_map(|(i, w)| Edit::Append(i, w)),
         (0usize..4, words).prop_map(|(i, w)| Edit::Add(i, w)),
         (0usize..8).prop_map(Edit::Remove),
+        (0usize..8, 0usize..8).prop_map(|(i, j)| Edit::Swap(i, j)),
     ]
 }
 
@@ -264,6 +267,12 @@ fn apply(root: &Path, edit: &Edit) {
         Edit::Remove(i) if files.len() > 1 => {
             std::fs::remove_file(&files[i % files.len()]).unwrap()
         }
+        Edit::Swap(i, j) if !files.is_empty() => {
+            let (a, b) = (&files[i % files.len()], &files[j % files.len()]);
+            let (ta, tb) = (std::fs::read(a).unwrap(), std::fs::read(b).unwrap());
+            std::fs::write(a, tb).unwrap();
+            std::fs::write(b, ta).unwrap();
+        }
         _ => {}
     }
 }
@@ -283,4 +292,21 @@ proptest! {
             s.check();
         }
     }
+}
+
+/// Two files that define the same names, at other lines and calling other
+/// things, trade texts: each path's symbols and links are its new text's,
+/// not the ones its old text had.
+#[test]
+fn files_that_trade_texts_are_refreshed_as_rebuilt() {
+    let s = Setup::new();
+    let a = "/// Packs an order.\npub fn pack() {\n    crate::inventory::restock(\"a\");\n}\n";
+    let b = "\n\n// Packing, the other way.\n\npub fn pack() {\n    let _ = crate::pricing::apply_discount(1);\n}\n";
+    write(s.tree.path(), "src/twin_a.rs", a);
+    write(s.tree.path(), "src/twin_b.rs", b);
+    s.check();
+    write(s.tree.path(), "src/twin_a.rs", b);
+    write(s.tree.path(), "src/twin_b.rs", a);
+    let (refresh, _) = s.check();
+    assert_eq!(refresh.parsed_files, 0, "both texts were parsed before");
 }
