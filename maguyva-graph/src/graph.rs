@@ -200,6 +200,11 @@ pub struct CallGraph {
     module_names: std::sync::OnceLock<(RustCrates, PythonModules)>,
 }
 
+/// Longest module path first: `example.com/app/sub` before `example.com/app`.
+fn sort_modules(modules: &mut [ModuleRoot]) {
+    modules.sort_by(|a, b| b.path.len().cmp(&a.path.len()).then(a.dir.cmp(&b.dir)));
+}
+
 /// Files of these languages see the definitions of their folder without an
 /// import (a package, a namespace folder, a module).
 pub(crate) fn package_scoped(lang: Option<Language>) -> bool {
@@ -272,11 +277,20 @@ impl GraphBuilder {
         self
     }
 
+    /// Whether [`GraphBuilder::build`] will take the unchanged files' links
+    /// from the previous graph given to [`GraphBuilder::reuse`], with the
+    /// files, module roots and definitions added so far: then the imports
+    /// and uses of unchanged files need not be added.
+    pub fn reuses(&self) -> bool {
+        let mut modules = self.modules.clone();
+        sort_modules(&mut modules);
+        self.previous.as_ref().is_some_and(|p| p.still_holds(&self.files, &modules, &self.defs))
+    }
+
     /// Resolves imports and uses and computes centrality.
     pub fn build(self) -> Result<CallGraph> {
         let GraphBuilder { files, defs, imports, uses, mut modules, previous } = self;
-        // Longest module path first: `example.com/app/sub` before `example.com/app`.
-        modules.sort_by(|a, b| b.path.len().cmp(&a.path.len()).then(a.dir.cmp(&b.dir)));
+        sort_modules(&mut modules);
         let previous = previous.filter(|p| p.still_holds(&files, &modules, &defs));
         // The files whose links are resolved here: all of them, or those
         // that changed since the previous graph.

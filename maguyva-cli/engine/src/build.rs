@@ -506,24 +506,31 @@ pub(crate) fn graph_definitions(symbols: &SymbolTable) -> Vec<Definition> {
         .collect()
 }
 
-/// What a refresh takes the symbols and links of unchanged files from.
+/// What a refresh takes the symbols, fragments and links of unchanged files
+/// from: the current generation, when it was built with the same settings.
 struct Previous {
     generation: std::path::PathBuf,
     manifest: Manifest,
     symbols: SymbolTable,
+    fragments: FragmentTable,
 }
 
 impl Previous {
-    fn open(generation: std::path::PathBuf) -> Option<Previous> {
+    fn open(generation: std::path::PathBuf, settings: &IndexSettings) -> Option<Previous> {
         let manifest = Manifest::load(&generation).ok()?;
+        let same = manifest.components == settings.components().ok()?
+            && manifest.options == settings.options();
         let symbols = SymbolTable::load(&generation, manifest.files.len()).ok()?;
-        Some(Previous { generation, manifest, symbols })
+        let fragments: FragmentTable =
+            store::load(&generation.join(FRAGMENTS_FILE), FRAGMENTS_FORMAT).ok()?;
+        (same && symbols.analyzer() == Analyzer::default() && fragments.len() == manifest.fragments)
+            .then_some(Previous { generation, manifest, symbols, fragments })
     }
 
     /// For each file, the file of the previous generation it is when that
-    /// one had the same path, text and language (its outline, symbols and
-    /// links are the ones it had there).
-    fn kept_files(&self, files: &[FileEntry]) -> Vec<Option<FileId>> {
+    /// one had the same path, text and language (its outline, symbols,
+    /// fragments and links are the ones it had there).
+    fn kept_files(&self, files: &[maguyva_core::SourceFile]) -> Vec<Option<FileId>> {
         let by_path: std::collections::HashMap<&str, (u32, &FileEntry)> = self
             .manifest
             .files
@@ -541,6 +548,21 @@ impl Previous {
             .collect()
     }
 
+    /// The fragments file `old` had.
+    fn spans(&self, old: FileId) -> Vec<maguyva_core::FragmentSpan> {
+        self.fragments
+            .of_file(old)
+            .map(|c| {
+                let f = self.fragments.get(c);
+                maguyva_core::FragmentSpan {
+                    lines: f.lines,
+                    bytes: f.start_byte as usize..f.end_byte as usize,
+                    context_line: f.context_line,
+                }
+            })
+            .collect()
+    }
+
     /// The previous graph, to take the links of the files that did not
     /// change from (`changed[f]` by the new file ids).
     fn graph(&self, changed: Vec<bool>) -> Option<PreviousGraph> {
@@ -554,14 +576,12 @@ impl Previous {
 fn build_graph(
     root: &Path,
     files: &[Source],
-    outlines: &[FileOutline],
+    outlines: &[Option<FileOutline>],
+    taken: &dyn Fn(usize) -> FileOutline,
     symbols: &SymbolTable,
     previous: Option<PreviousGraph>,
 ) -> Result<CallGraph> {
     let mut b = GraphBuilder::new();
-    if let Some(previous) = previous {
-        b.reuse(previous);
-    }
     for f in files {
         b.add_file(FileInfo {
             path: f.path.to_string(),
@@ -575,9 +595,28 @@ fn build_graph(
     for def in graph_definitions(symbols) {
         b.add_definition(def);
     }
+    if let Some(previous) = previous {
+        b.reuse(previous);
+    }
+    // The imports and uses of a file whose outline was not decoded (its
+    // links are the previous graph's) are needed only when that graph
+    // cannot be reused.
+    let decode_all = !b.reuses();
     let mut base = 0u32;
     for (i, o) in outlines.iter().enumerate() {
         let file = FileId(i as u32);
+        let decoded;
+        let o = match o {
+            Some(o) => o,
+            None if decode_all => {
+                decoded = taken(i);
+                &decoded
+            }
+            None => {
+                base += symbols.of_file(file).count() as u32;
+                continue;
+            }
+        };
         for imp in &o.imports {
             b.add_import(Import {
                 file,
@@ -654,32 +693,57 @@ pub fn build_index_with(
         true => dir.current().ok().flatten().and_then(|g| OutlineCache::open(&g, &extraction)),
         false => None,
     };
-    // The kept outlines are decoded while the queries of the languages of
-    // the files to parse are compiled (up to 50 ms for one large grammar);
-    // then the files are parsed largest first, so that no thread is left
-    // with a large file at the end while the others wait.
+    // A refresh takes the symbols, fragments and links of every file whose
+    // path, text and language are unchanged from the previous generation:
+    // their outlines are copied to the new one undecoded.
+    let previous = match &cache {
+        Some(_) => dir.current().ok().flatten().and_then(|g| Previous::open(g, settings)),
+        None => None,
+    };
+    let kept: Vec<Option<FileId>> = match &previous {
+        Some(p) => p.kept_files(&corpus.files),
+        None => vec![None; corpus.files.len()],
+    };
+    // The kept outlines are read while the queries of the languages of the
+    // files to parse are compiled (up to 50 ms for one large grammar); then
+    // the files are parsed largest first, so that no thread is left with a
+    // large file at the end while the others wait.
     let is_kept = |f: &maguyva_core::SourceFile| cache.as_ref().is_some_and(|c| c.has(f));
     let mut languages: Vec<Language> =
         corpus.files.iter().filter(|f| !is_kept(f)).filter_map(|f| f.language).collect();
     languages.sort_unstable();
     languages.dedup();
-    let decode_kept = || -> (Vec<Option<FileOutline>>, Vec<Option<Vec<u8>>>) {
+    let read_kept = || -> (Vec<Option<FileOutline>>, Vec<Option<Vec<u8>>>) {
         corpus
             .files
             .par_iter()
+            .zip(&kept)
             .enumerate()
-            .map(|(i, f)| cache.as_ref().and_then(|c| c.get(f, FileId(i as u32))).unzip())
+            .map(|(i, (f, k))| {
+                let cache = cache.as_ref()?;
+                match k.is_some().then(|| cache.raw(f)).flatten() {
+                    Some(bytes) => Some((None, bytes)),
+                    None => cache.get(f, FileId(i as u32)).map(|(o, bytes)| (Some(o), bytes)),
+                }
+            })
+            .map(|read| match read {
+                Some((outline, bytes)) => (outline, Some(bytes)),
+                None => (None, None),
+            })
             .unzip()
     };
-    let ((mut outlines, stored), ()) =
-        rayon::join(decode_kept, || maguyva_ast::prepare(&languages));
-    let reused = outlines.iter().filter(|o| o.is_some()).count();
+    let ((mut outlines, stored), ()) = rayon::join(read_kept, || maguyva_ast::prepare(&languages));
+    // Kept files whose outline was not decoded: what they define, their
+    // fragments and links come from the previous generation.
+    let undecoded: Vec<bool> =
+        outlines.iter().zip(&stored).map(|(o, s)| o.is_none() && s.is_some()).collect();
+    let reused = stored.iter().filter(|s| s.is_some()).count();
     progress.advance(reused as u64);
     let mut to_parse: Vec<(usize, Language)> = corpus
         .files
         .iter()
         .enumerate()
-        .filter(|&(i, _)| outlines[i].is_none())
+        .filter(|&(i, _)| stored[i].is_none())
         .filter_map(|(i, f)| Some((i, f.language?)))
         .collect();
     to_parse.sort_by_key(|&(i, _)| std::cmp::Reverse(corpus.files[i].text.len()));
@@ -719,20 +783,24 @@ pub fn build_index_with(
     }
     // Files in no language have an empty outline.
     progress.advance((outlines.len() - reused - parsed) as u64);
-    let outlines: Vec<FileOutline> = outlines.into_iter().map(Option::unwrap_or_default).collect();
     let parse_failures: Vec<(String, String)> = outlines
         .iter()
         .zip(&corpus.files)
-        .filter_map(|(o, f)| o.failure.clone().map(|why| (f.path.clone(), why)))
+        .filter_map(|(o, f)| o.as_ref()?.failure.clone().map(|why| (f.path.clone(), why)))
         .collect();
     stage(&mut stages, "parse", &mut t);
 
     progress.stage("fragmenting", 0);
+    let no_outline = FileOutline::default();
     let spans = corpus
         .files
         .par_iter()
-        .zip(&outlines)
-        .map(|(f, o)| {
+        .enumerate()
+        .map(|(i, f)| {
+            if let (true, Some(p), Some(old)) = (undecoded[i], &previous, kept[i]) {
+                return p.spans(old);
+            }
+            let o = outlines[i].as_ref().unwrap_or(&no_outline);
             let outline: Vec<OutlineSpan> =
                 o.items.iter().map(|i| OutlineSpan { lines: i.lines, header: i.header }).collect();
             settings.chunker.chunk(&f.text, &outline)
@@ -763,22 +831,38 @@ pub fn build_index_with(
     progress.stage("linking and indexing", 0);
     let link = || -> Result<_> {
         let t = Instant::now();
-        // A refresh takes the analyzed names and the links of the files
-        // that did not change from the previous generation.
-        let previous = match (&cache, dir.current()) {
-            (Some(_), Ok(Some(g))) => Previous::open(g),
-            _ => None,
-        };
-        let kept = previous.as_ref().map(|p| p.kept_files(&files)).unwrap_or_default();
+        let given: Vec<Option<&FileOutline>> = outlines
+            .iter()
+            .zip(&undecoded)
+            .map(|(o, &u)| (!u).then(|| o.as_ref().unwrap_or(&no_outline)))
+            .collect();
         let symbols = match &previous {
-            Some(p) => SymbolTable::patched(&outlines, Analyzer::default(), &p.symbols, &kept)?,
-            None => SymbolTable::build(&outlines, Analyzer::default())?,
+            Some(p) => SymbolTable::patched(&given, Analyzer::default(), &p.symbols, &kept)?,
+            None => SymbolTable::build_from(
+                outlines.iter().map(|o| o.as_ref().unwrap_or(&no_outline)),
+                Analyzer::default(),
+            )?,
         };
         let symbols_ms = ms(t.elapsed());
         let t = Instant::now();
-        let previous = previous.and_then(|p| p.graph(kept.iter().map(Option::is_none).collect()));
-        let graph =
-            build_graph(root, &Source::all(&files, &content), &outlines, &symbols, previous)?;
+        let previous_graph =
+            previous.as_ref().and_then(|p| p.graph(kept.iter().map(Option::is_none).collect()));
+        // An outline not decoded, when the graph needs it after all: read it,
+        // or parse the file again if its bytes do not decode.
+        let taken = |i: usize| -> FileOutline {
+            let id = FileId(i as u32);
+            let key = outline_keys.get(i).copied().unwrap_or_default();
+            match cache.as_ref().and_then(|c| c.get_by_key(key, id)) {
+                Some((outline, _)) => outline,
+                None => files
+                    .get(i)
+                    .and_then(|f| f.language)
+                    .map(|l| maguyva_ast::outline(l, content.text(id), id))
+                    .unwrap_or_default(),
+            }
+        };
+        let sources = Source::all(&files, &content);
+        let graph = build_graph(root, &sources, &outlines, &taken, &symbols, previous_graph)?;
         let outline_file =
             outlines::writer(&extraction, &outline_keys, &outlines, &stored, cache.as_ref())?;
         Ok((symbols, symbols_ms, graph, outline_file, ms(t.elapsed())))

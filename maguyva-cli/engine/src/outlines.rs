@@ -62,7 +62,7 @@ pub(crate) fn outline_key(file: &SourceFile) -> u64 {
 pub(crate) fn writer(
     identity: &str,
     keys: &[u64],
-    outlines: &[FileOutline],
+    outlines: &[Option<FileOutline>],
     stored: &[Option<Vec<u8>>],
     previous: Option<&OutlineCache>,
 ) -> Result<SectionWriter> {
@@ -72,7 +72,7 @@ pub(crate) fn writer(
 fn writer_in_blocks(
     identity: &str,
     file_keys: &[u64],
-    outlines: &[FileOutline],
+    outlines: &[Option<FileOutline>],
     stored: &[Option<Vec<u8>>],
     previous: Option<&OutlineCache>,
     cut: BlockCut,
@@ -83,12 +83,15 @@ fn writer_in_blocks(
         .zip(outlines)
         .enumerate()
         .map(|(i, (&key, o))| {
-            if o.failure.is_some() {
+            // A file in no language has an empty outline.
+            let o = o.as_ref();
+            if o.is_some_and(|o| o.failure.is_some()) {
                 return Ok(None);
             }
-            let bytes = match stored.get(i).and_then(Option::as_ref) {
-                Some(kept) => Cow::Borrowed(kept.as_slice()),
-                None => Cow::Owned(store::encode("outline", o)?),
+            let bytes = match (stored.get(i).and_then(Option::as_ref), o) {
+                (Some(kept), _) => Cow::Borrowed(kept.as_slice()),
+                (None, Some(o)) => Cow::Owned(store::encode("outline", o)?),
+                (None, None) => Cow::Owned(store::encode("outline", &FileOutline::default())?),
             };
             Ok(Some((key, bytes)))
         })
@@ -211,7 +214,27 @@ impl OutlineCache {
     /// The kept outline of `file`, as file `id`, if its text and language
     /// are the ones it was made from, with its encoded bytes.
     pub(crate) fn get(&self, file: &SourceFile, id: FileId) -> Option<(FileOutline, Vec<u8>)> {
-        let &i = self.by_key.get(&outline_key(file))?;
+        self.get_by_key(outline_key(file), id)
+    }
+
+    /// [`OutlineCache::get`] by the file's [`outline_key`].
+    pub(crate) fn get_by_key(&self, key: u64, id: FileId) -> Option<(FileOutline, Vec<u8>)> {
+        let bytes = self.raw_by_key(key)?;
+        let mut outline: FileOutline = store::decode(self.file.path(), &bytes).ok()?;
+        for s in &mut outline.symbols {
+            s.file = id;
+        }
+        Some((outline, bytes))
+    }
+
+    /// The kept outline of `file`, encoded, not decoded: to be written again
+    /// by a refresh that takes the file's symbols and links from elsewhere.
+    pub(crate) fn raw(&self, file: &SourceFile) -> Option<Vec<u8>> {
+        self.raw_by_key(outline_key(file))
+    }
+
+    fn raw_by_key(&self, key: u64) -> Option<Vec<u8>> {
+        let &i = self.by_key.get(&key)?;
         let (a, b) = (*self.offsets.get(i)?, *self.offsets.get(i + 1)?);
         // The block holding the outline's start must hold its end too.
         let j = self.raw_starts.partition_point(|&s| s <= a).checked_sub(1)?;
@@ -220,12 +243,7 @@ impl OutlineCache {
             return None;
         }
         let block = self.decompressed.get(j)?.get_or_init(|| self.block(j, end - start));
-        let bytes = block.as_ref()?.get((a - start) as usize..(b - start) as usize)?;
-        let mut outline: FileOutline = store::decode(self.file.path(), bytes).ok()?;
-        for s in &mut outline.symbols {
-            s.file = id;
-        }
-        Some((outline, bytes.to_vec()))
+        block.as_ref()?.get((a - start) as usize..(b - start) as usize).map(<[u8]>::to_vec)
     }
 
     /// The compressed frame of the block whose uncompressed bytes hash to
@@ -263,6 +281,10 @@ mod tests {
         }
     }
 
+    fn some(outlines: &[FileOutline]) -> Vec<Option<FileOutline>> {
+        outlines.iter().cloned().map(Some).collect()
+    }
+
     fn keys(files: &[SourceFile]) -> Vec<u64> {
         files.iter().map(outline_key).collect()
     }
@@ -294,7 +316,7 @@ mod tests {
             let cut = BlockCut { key_modulus, min_bytes, level: ZSTD_LEVEL };
             let tmp = tempfile::tempdir().unwrap();
             let none = vec![None; files.len()];
-            writer_in_blocks("x", &keys(&files), &outlines, &none, None, cut)
+            writer_in_blocks("x", &keys(&files), &some(&outlines), &none, None, cut)
                 .unwrap()
                 .write(&tmp.path().join(OUTLINES_FILE))
                 .unwrap();
@@ -311,7 +333,7 @@ mod tests {
             stored.reverse();
             // Carried over as stored, the file is the same again.
             let again = tempfile::tempdir().unwrap();
-            writer_in_blocks("x", &keys(&files), &outlines, &stored, Some(&cache), cut)
+            writer_in_blocks("x", &keys(&files), &some(&outlines), &stored, Some(&cache), cut)
                 .unwrap()
                 .write(&again.path().join(OUTLINES_FILE))
                 .unwrap();
@@ -335,7 +357,7 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let none = vec![None; files.len()];
         let strong = BlockCut { level: 19, ..ONE_PER_BLOCK };
-        writer_in_blocks("x", &keys(&files), &outlines, &none, None, strong)
+        writer_in_blocks("x", &keys(&files), &some(&outlines), &none, None, strong)
             .unwrap()
             .write(&tmp.path().join(OUTLINES_FILE))
             .unwrap();
@@ -351,7 +373,7 @@ mod tests {
         assert!(stored[5].is_none());
         let weak = BlockCut { level: 1, ..ONE_PER_BLOCK };
         let new = tempfile::tempdir().unwrap();
-        writer_in_blocks("x", &keys(&files), &outlines, &stored, Some(&old), weak)
+        writer_in_blocks("x", &keys(&files), &some(&outlines), &stored, Some(&old), weak)
             .unwrap()
             .write(&new.path().join(OUTLINES_FILE))
             .unwrap();
@@ -381,8 +403,8 @@ mod tests {
         let none = vec![None; 2];
         let tmp = tempfile::tempdir().unwrap();
         let path = tmp.path().join(OUTLINES_FILE);
-        let good =
-            writer_in_blocks("x", &keys(files), outlines, &none, None, ONE_PER_BLOCK).unwrap();
+        let good = writer_in_blocks("x", &keys(files), &some(outlines), &none, None, ONE_PER_BLOCK)
+            .unwrap();
         good.write(&path).unwrap();
         let cache = OutlineCache::open(tmp.path(), "x").unwrap();
         let hashes = cache.file.array::<u64>("hashes").unwrap().to_vec();
