@@ -322,7 +322,11 @@ impl SymbolTable {
             let symbols = (start..end).map(|i| {
                 let mut s = previous.symbol(SymbolId(i))?;
                 s.file = FileId(f as u32);
-                s.container = s.container.map(|c| c - start);
+                // Containers lie in the same file, after its first symbol.
+                s.container = match s.container {
+                    Some(c) => Some(c.checked_sub(start)?),
+                    None => None,
+                };
                 Some(s)
             });
             symbols
@@ -345,7 +349,7 @@ impl SymbolTable {
             let (base, count) = (w[0], w[1] - w[0]);
             let old = kept.get(f).copied().flatten().and_then(range).and_then(|(start, end)| {
                 let given = outlines.get(f).copied().flatten();
-                let same = end - start == count
+                let same = end.checked_sub(start) == Some(count)
                     && given.is_none_or(|outline| {
                         outline.symbols.iter().zip(start..end).all(|(s, i)| {
                             previous.text(i as usize * STRINGS) == s.name
@@ -360,8 +364,9 @@ impl SymbolTable {
             });
             match old {
                 Some(start) => {
-                    for k in 0..count {
-                        renumber[(start + k) as usize] = base + k;
+                    let old = renumber.get_mut(start as usize..(start + count) as usize);
+                    for (k, n) in old.into_iter().flatten().enumerate() {
+                        *n = base + k as u32;
                     }
                 }
                 None => fresh.extend(base..base + count),

@@ -123,20 +123,33 @@ pub struct GraphBuilder {
 #[derive(Debug, Clone)]
 pub struct PreviousGraph {
     s: Stored,
-    /// `changed[f]`: file `f`'s text or language changed since.
+    /// `changed[f]`: file `f` is not the one of the same path there, with
+    /// the same text and language.
     changed: Vec<bool>,
 }
 
 impl PreviousGraph {
     /// Decodes the graph of an opened graph file; `definitions` are the
-    /// ones it was built from, `changed[f]` says whether file `f` changed
-    /// since (by its id in the new build).
+    /// ones it was built from, `changed[f]` says whether file `f` (by its id
+    /// in the new build) is not the file of the same path there, with the
+    /// same text and language. A graph whose edges name nodes it does not
+    /// have is refused.
     pub fn read(
         file: &SectionFile,
         definitions: Vec<Definition>,
         changed: Vec<bool>,
     ) -> Result<PreviousGraph> {
         let mut s: Stored = file.decompress("graph")?;
+        let (nf, n) = (s.files.len(), s.files.len() + definitions.len());
+        let fits = s.edges.iter().all(|e| (e.from as usize) < n && (e.to as usize) < n)
+            && s.unresolved.iter().all(|u| u.file.index() < nf)
+            && definitions.iter().all(|d| d.file.index() < nf);
+        if !fits {
+            return Err(Error::Core(maguyva_core::Error::corrupt(
+                file.path(),
+                "the graph does not match its definitions",
+            )));
+        }
         s.defs = definitions;
         Ok(PreviousGraph { s, changed })
     }
