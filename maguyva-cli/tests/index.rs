@@ -40,7 +40,8 @@ fn search_builds_a_missing_index_and_refreshes_a_stale_one() {
         run.stderr
     );
     assert!(
-        run.stderr.contains("parsed 1 of") && run.stderr.contains("kept the embedding model"),
+        run.stderr.contains("parsed 1 and relinked")
+            && run.stderr.contains("kept the embedding model"),
         "{}",
         run.stderr
     );
