@@ -89,6 +89,20 @@ impl FragmentTable {
         FragmentTable { fragments, first }
     }
 
+    /// The fragments of one file as [`FragmentTable::from_spans`] takes
+    /// them: what a table built anew takes from an earlier one for a file
+    /// that did not change.
+    pub fn spans_of(&self, file: FileId) -> Vec<FragmentSpan> {
+        self.of_file(file)
+            .filter_map(|c| self.try_get(c))
+            .map(|f| FragmentSpan {
+                lines: f.lines,
+                bytes: f.start_byte as usize..f.end_byte as usize,
+                context_line: f.context_line,
+            })
+            .collect()
+    }
+
     /// Line-window fragments for every file of `corpus`.
     pub fn line_windows(corpus: &Corpus, chunker: &LineChunker) -> FragmentTable {
         use rayon::prelude::*;

@@ -96,25 +96,22 @@ impl BuildOptions {
 }
 
 /// The previous generation's text index patched to describe the files of
-/// this build: the lists of every file whose text, language and fragments
-/// are unchanged are read and renumbered, and only the other files are
-/// indexed. `None` when there is no usable previous index (then everything
+/// this build: the lists of every kept file (`kept[f]`, the file it was
+/// there) whose fragments are unchanged are read and renumbered, and only
+/// the other files are indexed. `None` when there is no usable previous index (then everything
 /// is indexed anew).
 fn patched_text_index<S: AsRef<str> + Sync>(
-    previous: &Path,
-    files: &[FileEntry],
+    previous: &Previous,
+    kept: &[Option<FileId>],
     fragments: &FragmentTable,
     content: &ContentStore,
     documents: &[S],
     paths: &[&str],
     roles: &[FileRole],
 ) -> Option<Result<TextIndex>> {
-    let manifest = Manifest::load(previous).ok()?;
-    let old_fragments: FragmentTable =
-        store::load(&previous.join(FRAGMENTS_FILE), FRAGMENTS_FORMAT).ok()?;
-    let old = TextIndex::load(previous, manifest.files.len(), old_fragments.len()).ok()?;
-    let by_path: std::collections::HashMap<&str, (usize, &FileEntry)> =
-        manifest.files.iter().enumerate().map(|(i, f)| (f.path.as_str(), (i, f))).collect();
+    let (manifest, old_fragments) = (&previous.manifest, &previous.fragments);
+    let old =
+        TextIndex::load(&previous.generation, manifest.files.len(), old_fragments.len()).ok()?;
     let mut kept_files = vec![None; manifest.files.len()];
     let mut kept_chunks = vec![None; old_fragments.len()];
     let (mut fresh_files, mut fresh_chunks) = (Vec::new(), Vec::new());
@@ -124,18 +121,13 @@ fn patched_text_index<S: AsRef<str> + Sync>(
         let new = fragments.of_file(new_id).map(|c| key(fragments.get(c)));
         new.eq(old_fragments.of_file(old_id).map(|c| key(old_fragments.get(c))))
     };
-    for (i, f) in files.iter().enumerate() {
+    for (i, old_id) in kept.iter().enumerate() {
         let new_id = FileId(i as u32);
-        let same = by_path.get(f.path.as_str()).filter(|(old_id, e)| {
-            e.hash == f.hash
-                && e.size == f.size
-                && e.language == f.language
-                && same_fragments(new_id, FileId(*old_id as u32))
-        });
+        let same = old_id.filter(|&o| same_fragments(new_id, o)).map(FileId::index);
         match same {
             // Kept files must keep their order for renumbered lists to stay
             // sorted; both builds order files by path, but check.
-            Some(&(old_id, _)) if last_kept.is_none_or(|l| l < old_id) => {
+            Some(old_id) if last_kept.is_none_or(|l| l < old_id) => {
                 last_kept = Some(old_id);
                 kept_files[old_id] = Some(i as u32);
                 let old_chunks = old_fragments.of_file(FileId(old_id as u32));
@@ -548,21 +540,6 @@ impl Previous {
             .collect()
     }
 
-    /// The fragments file `old` had.
-    fn spans(&self, old: FileId) -> Vec<maguyva_core::FragmentSpan> {
-        self.fragments
-            .of_file(old)
-            .map(|c| {
-                let f = self.fragments.get(c);
-                maguyva_core::FragmentSpan {
-                    lines: f.lines,
-                    bytes: f.start_byte as usize..f.end_byte as usize,
-                    context_line: f.context_line,
-                }
-            })
-            .collect()
-    }
-
     /// The previous graph, to take the links of the files that did not
     /// change from (`changed[f]` by the new file ids).
     fn graph(&self, changed: Vec<bool>) -> Option<PreviousGraph> {
@@ -696,9 +673,9 @@ pub fn build_index_with(
     // A refresh takes the symbols, fragments and links of every file whose
     // path, text and language are unchanged from the previous generation:
     // their outlines are copied to the new one undecoded.
-    let previous = match &cache {
-        Some(_) => dir.current().ok().flatten().and_then(|g| Previous::open(g, settings)),
-        None => None,
+    let previous = match options.reuse_outlines || options.reuse_text {
+        true => dir.current().ok().flatten().and_then(|g| Previous::open(g, settings)),
+        false => None,
     };
     let kept: Vec<Option<FileId>> = match &previous {
         Some(p) => p.kept_files(&corpus.files),
@@ -798,7 +775,7 @@ pub fn build_index_with(
         .enumerate()
         .map(|(i, f)| {
             if let (true, Some(p), Some(old)) = (undecoded[i], &previous, kept[i]) {
-                return p.spans(old);
+                return p.fragments.spans_of(old);
             }
             let o = outlines[i].as_ref().unwrap_or(&no_outline);
             let outline: Vec<OutlineSpan> =
@@ -836,7 +813,9 @@ pub fn build_index_with(
             .zip(&undecoded)
             .map(|(o, &u)| (!u).then(|| o.as_ref().unwrap_or(&no_outline)))
             .collect();
-        let symbols = match &previous {
+        // The symbols and links are taken over with the outlines.
+        let reusable = previous.as_ref().filter(|_| options.reuse_outlines);
+        let symbols = match reusable {
             Some(p) => SymbolTable::patched(&given, Analyzer::default(), &p.symbols, &kept)?,
             None => SymbolTable::build_from(
                 outlines.iter().map(|o| o.as_ref().unwrap_or(&no_outline)),
@@ -846,7 +825,7 @@ pub fn build_index_with(
         let symbols_ms = ms(t.elapsed());
         let t = Instant::now();
         let previous_graph =
-            previous.as_ref().and_then(|p| p.graph(kept.iter().map(Option::is_none).collect()));
+            reusable.and_then(|p| p.graph(kept.iter().map(Option::is_none).collect()));
         // An outline not decoded, when the graph needs it after all: read it,
         // or parse the file again if its bytes do not decode.
         let taken = |i: usize| -> FileOutline {
@@ -873,12 +852,8 @@ pub fn build_index_with(
         let documents = content.fragment_documents(&fragments);
         let roles: Vec<FileRole> =
             files.iter().map(|f| FileRole::of(&f.path, f.language)).collect();
-        let previous = match options.reuse_text {
-            true => dir.current().ok().flatten(),
-            false => None,
-        };
-        let patched = previous.and_then(|g| {
-            patched_text_index(&g, &files, &fragments, &content, &documents, &paths, &roles)
+        let patched = previous.as_ref().filter(|_| options.reuse_text).and_then(|p| {
+            patched_text_index(p, &kept, &fragments, &content, &documents, &paths, &roles)
         });
         // A full build analyzes the fragments once, for the keyword index
         // and for the corpus embedder.
