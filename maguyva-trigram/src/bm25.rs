@@ -162,13 +162,14 @@ impl Bm25Index {
     /// Calls `f(chunk, tf)` for every document containing `term`.
     pub fn for_each_posting(&self, term: &str, f: impl FnMut(ChunkId, u32)) -> Result<()> {
         match self.terms.get(term) {
-            Some(at) => self.postings_at(at, f),
+            Some(at) => self.postings_at(at, f).map(|_| ()),
             None => Ok(()),
         }
     }
 
-    /// Calls `f(chunk, tf)` for every posting of the list starting at `at`.
-    fn postings_at(&self, at: u64, mut f: impl FnMut(ChunkId, u32)) -> Result<()> {
+    /// Calls `f(chunk, tf)` for every posting of the list starting at `at`;
+    /// returns where the list ends.
+    fn postings_at(&self, at: u64, mut f: impl FnMut(ChunkId, u32)) -> Result<usize> {
         let damaged = || Error::DamagedPostings(at);
         let bytes: &[u8] = &self.parts.blob;
         let mut pos = usize::try_from(at).map_err(|_| damaged())?;
@@ -186,7 +187,7 @@ impl Bm25Index {
             }
             f(ChunkId(doc as u32), tf as u32);
         }
-        Ok(())
+        Ok(pos)
     }
 
     /// The index of a corpus that differs from this one's in some
@@ -213,50 +214,89 @@ impl Bm25Index {
         for (i, &n) in fresh_ids.iter().enumerate() {
             doc_len[n as usize] = fresh.parts.doc_len.get(i).copied().unwrap_or(0);
         }
+        // Most lists of a small change name no changed document: when
+        // every old document of a list keeps its id, its bytes are copied.
+        let unmoved = |d: usize| kept.get(d).copied().flatten() == Some(d as u32);
         let mut builder = fst::MapBuilder::memory();
-        let mut blob = Vec::new();
-        let mut list: Vec<(u32, u32)> = Vec::new();
+        let mut blob = Vec::with_capacity(self.parts.blob.len());
+        let (mut olds, mut news): (Vec<(u32, u32)>, Vec<(u32, u32)>) = (Vec::new(), Vec::new());
         let (mut old, mut new) = (self.terms.stream(), fresh.terms.stream());
-        let (mut a, mut b) =
-            (old.next().map(|(k, v)| (k.to_vec(), v)), new.next().map(|(k, v)| (k.to_vec(), v)));
+        let (mut key_a, mut key_b) = (Vec::new(), Vec::new());
+        let next = |stream: &mut fst::map::Stream<'_>, key: &mut Vec<u8>| {
+            let (k, at) = stream.next()?;
+            key.clear();
+            key.extend_from_slice(k);
+            Some(at)
+        };
+        let (mut a, mut b) = (next(&mut old, &mut key_a), next(&mut new, &mut key_b));
         loop {
-            let key = match (&a, &b) {
+            let (take_a, take_b) = match (a, b) {
                 (None, None) => break,
-                (Some((ka, _)), Some((kb, _))) => ka.min(kb).clone(),
-                (Some((k, _)), None) | (None, Some((k, _))) => k.clone(),
+                (Some(_), Some(_)) => (key_a <= key_b, key_b <= key_a),
+                (a, b) => (a.is_some(), b.is_some()),
             };
-            list.clear();
-            if let Some((k, at)) = &a
-                && *k == key
-            {
-                self.postings_at(*at, |d, tf| {
+            let at_start = blob.len() as u64;
+            let (mut raw, mut moved) = (None, false);
+            olds.clear();
+            news.clear();
+            if let Some(at) = a.filter(|_| take_a) {
+                let end = self.postings_at(at, |d, tf| {
+                    moved |= !unmoved(d.index());
                     if let Some(Some(n)) = kept.get(d.index()) {
-                        list.push((*n, tf));
+                        olds.push((*n, tf));
                     }
                 })?;
-                a = old.next().map(|(k, v)| (k.to_vec(), v));
+                raw = Some((at as usize, end));
             }
-            if let Some((k, at)) = &b
-                && *k == key
-            {
-                fresh.postings_at(*at, |d, tf| {
+            if let Some(at) = b.filter(|_| take_b) {
+                fresh.postings_at(at, |d, tf| {
                     if let Some(&n) = fresh_ids.get(d.index()) {
-                        list.push((n, tf));
+                        news.push((n, tf));
                     }
                 })?;
-                b = new.next().map(|(k, v)| (k.to_vec(), v));
+                raw = None;
             }
-            if list.is_empty() {
-                continue;
+            let key = if take_a { &key_a } else { &key_b };
+            match raw.filter(|_| !moved) {
+                Some((from, to)) => {
+                    let list = self.parts.blob.get(from..to);
+                    blob.extend_from_slice(list.ok_or(Error::DamagedPostings(from as u64))?);
+                }
+                None => {
+                    if olds.is_empty() && news.is_empty() {
+                        // Every document that had the term changed or went.
+                    } else {
+                        // Both lists rise (kept ids keep their order), so
+                        // they are merged, not sorted.
+                        let count = (olds.len() + news.len()) as u64;
+                        varint::push(&mut blob, count);
+                        let mut prev = 0u32;
+                        let mut push = |(d, tf): (u32, u32)| {
+                            varint::push(&mut blob, u64::from(d - prev));
+                            varint::push(&mut blob, u64::from(tf));
+                            prev = d;
+                        };
+                        let (mut i, mut j) = (0, 0);
+                        while i < olds.len() || j < news.len() {
+                            if j >= news.len() || (i < olds.len() && olds[i].0 < news[j].0) {
+                                push(olds[i]);
+                                i += 1;
+                            } else {
+                                push(news[j]);
+                                j += 1;
+                            }
+                        }
+                    }
+                }
             }
-            list.sort_unstable();
-            builder.insert(&key, blob.len() as u64)?;
-            varint::push(&mut blob, list.len() as u64);
-            let mut prev = 0u32;
-            for &(d, tf) in &list {
-                varint::push(&mut blob, u64::from(d - prev));
-                varint::push(&mut blob, u64::from(tf));
-                prev = d;
+            if blob.len() as u64 > at_start {
+                builder.insert(key, at_start)?;
+            }
+            if take_a {
+                a = next(&mut old, &mut key_a);
+            }
+            if take_b {
+                b = next(&mut new, &mut key_b);
             }
         }
         Bm25Index::from_parts(Bm25Parts {

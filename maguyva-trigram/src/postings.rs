@@ -69,10 +69,12 @@ impl TrigramPostings {
         fresh_ids: &[u32],
         files: u32,
     ) -> Option<TrigramPostings> {
+        // Most lists of a small change name no changed file: when every
+        // old file of a list keeps its id, its bytes are copied.
+        let unmoved = |f: u32| kept.get(f as usize).copied().flatten() == Some(f);
         let mut table = TableWriter::default();
         let (mut old, mut new) = (self.entries().peekable(), fresh.entries().peekable());
-        let mut ids: Vec<u32> = Vec::new();
-        let mut list: Vec<u32> = Vec::new();
+        let (mut olds, mut news, mut ids) = (Vec::new(), Vec::new(), Vec::new());
         loop {
             let key = match (old.peek(), new.peek()) {
                 (None, None) => break,
@@ -82,22 +84,53 @@ impl TrigramPostings {
                 (Some(a), None) => a.as_ref().map_or(0, |a| a.0),
                 (None, Some(b)) => b.as_ref().map_or(0, |b| b.0),
             };
-            ids.clear();
+            let mut raw = None;
+            olds.clear();
+            news.clear();
             if old.peek().is_some_and(|e| e.as_ref().is_none_or(|e| e.0 == key)) {
                 let (_, stored) = old.next()??;
-                list.clear();
-                decode_into(stored, self.files, &mut list)?;
-                ids.extend(list.iter().filter_map(|&f| kept.get(f as usize).copied().flatten()));
+                decode_into(stored, self.files, &mut olds)?;
+                raw = olds.iter().all(|&f| unmoved(f)).then_some(stored);
+                olds.retain_mut(|f| match kept.get(*f as usize).copied().flatten() {
+                    Some(n) => {
+                        *f = n;
+                        true
+                    }
+                    None => false,
+                });
             }
             if new.peek().is_some_and(|e| e.as_ref().is_none_or(|e| e.0 == key)) {
                 let (_, stored) = new.next()??;
-                list.clear();
-                decode_into(stored, fresh.files, &mut list)?;
-                ids.extend(list.iter().filter_map(|&f| fresh_ids.get(f as usize).copied()));
+                decode_into(stored, fresh.files, &mut news)?;
+                news.retain_mut(|f| match fresh_ids.get(*f as usize) {
+                    Some(&n) => {
+                        *f = n;
+                        true
+                    }
+                    None => false,
+                });
+                raw = raw.filter(|_| news.is_empty());
             }
-            if !ids.is_empty() {
-                ids.sort_unstable();
-                table.push(key, ids.iter().copied());
+            match raw {
+                Some(stored) if !stored.is_empty() => table.push_encoded(key, stored),
+                _ => {
+                    // Both lists rise (kept ids keep their order): merged,
+                    // not sorted.
+                    ids.clear();
+                    let (mut i, mut j) = (0, 0);
+                    while i < olds.len() || j < news.len() {
+                        if j >= news.len() || (i < olds.len() && olds[i] < news[j]) {
+                            ids.push(olds[i]);
+                            i += 1;
+                        } else {
+                            ids.push(news[j]);
+                            j += 1;
+                        }
+                    }
+                    if !ids.is_empty() {
+                        table.push(key, ids.iter().copied());
+                    }
+                }
             }
         }
         Some(table.finish(files))
@@ -251,16 +284,24 @@ impl TableWriter {
     /// Adds trigram `key` (above every key before it) held by `files`,
     /// sorted and distinct.
     fn push(&mut self, key: u32, files: impl Iterator<Item = u32> + Clone) {
+        let mut list = std::mem::take(&mut self.list);
+        list.clear();
+        encode(files, &mut list);
+        self.push_encoded(key, &list);
+        self.list = list;
+    }
+
+    /// Adds trigram `key` (above every key before it) with a list as
+    /// [`encode`] writes it.
+    fn push_encoded(&mut self, key: u32, list: &[u8]) {
         if self.count.is_multiple_of(BLOCK) {
             self.firsts.push(key);
             self.starts.push(self.blob.len() as u32);
             self.prev = key;
         }
-        self.list.clear();
-        encode(files, &mut self.list);
         varint::push(&mut self.blob, u64::from(key - self.prev));
-        varint::push(&mut self.blob, self.list.len() as u64);
-        self.blob.extend_from_slice(&self.list);
+        varint::push(&mut self.blob, list.len() as u64);
+        self.blob.extend_from_slice(list);
         self.prev = key;
         self.count += 1;
     }
