@@ -495,24 +495,19 @@ impl GraphBuilder {
         // build resolved them.
         unresolved.sort_by_key(|u| u.file);
         edges.sort_by_key(|e| (e.from, e.to, e.kind as u8, e.ambiguous));
-        let n = files.len() + defs.len();
-        // Centrality flows along sure dependencies, and from each definition
-        // to its file, so that a file whose code is used much ranks high.
-        let mut rank_edges: Vec<(u32, u32)> = edges
-            .iter()
-            .filter(|e| !e.ambiguous && e.kind != EdgeKind::Contains && e.from != e.to)
-            .map(|e| (e.from, e.to))
-            .collect();
-        rank_edges.extend(defs.iter().enumerate().map(|(i, d)| (def_node(i as u32), d.file.0)));
-        let pagerank: Vec<f32> = page_rank(n, &rank_edges).into_iter().map(|r| r as f32).collect();
-        let mut in_degree = vec![0u32; n];
-        let mut out_degree = vec![0u32; n];
-        for e in edges.iter().filter(|e| !e.ambiguous && e.kind != EdgeKind::Contains) {
-            out_degree[e.from as usize] += 1;
-            in_degree[e.to as usize] += 1;
-        }
         let relinked =
             files.iter().enumerate().filter(|&(i, f)| mine(i) && f.language.is_some()).count();
+        // An edit that links as the file did (a comment, a function's body)
+        // leaves the same nodes and edges, so centrality and degrees are
+        // those of the previous graph.
+        let same_links = |p: &PreviousGraph| {
+            let key = |e: &Edge| (e.from, e.to, e.kind, e.ambiguous);
+            p.s.edges.len() == edges.len() && p.s.edges.iter().map(key).eq(edges.iter().map(key))
+        };
+        let (pagerank, in_degree, out_degree) = match previous.filter(same_links) {
+            Some(p) => (p.s.pagerank, p.s.in_degree, p.s.out_degree),
+            None => centrality(files.len(), &defs, &edges),
+        };
         let mut graph = CallGraph::from_stored(Stored {
             files,
             modules,
@@ -526,6 +521,29 @@ impl GraphBuilder {
         graph.relinked = relinked;
         Ok(graph)
     }
+}
+
+/// PageRank and sure in and out degrees of every node (files, then
+/// definitions).
+fn centrality(files: usize, defs: &[Definition], edges: &[Edge]) -> (Vec<f32>, Vec<u32>, Vec<u32>) {
+    let n = files + defs.len();
+    let def_node = |d: usize| (files + d) as u32;
+    // Centrality flows along sure dependencies, and from each definition
+    // to its file, so that a file whose code is used much ranks high.
+    let mut rank_edges: Vec<(u32, u32)> = edges
+        .iter()
+        .filter(|e| !e.ambiguous && e.kind != EdgeKind::Contains && e.from != e.to)
+        .map(|e| (e.from, e.to))
+        .collect();
+    rank_edges.extend(defs.iter().enumerate().map(|(i, d)| (def_node(i), d.file.0)));
+    let pagerank: Vec<f32> = page_rank(n, &rank_edges).into_iter().map(|r| r as f32).collect();
+    let mut in_degree = vec![0u32; n];
+    let mut out_degree = vec![0u32; n];
+    for e in edges.iter().filter(|e| !e.ambiguous && e.kind != EdgeKind::Contains) {
+        out_degree[e.from as usize] += 1;
+        in_degree[e.to as usize] += 1;
+    }
+    (pagerank, in_degree, out_degree)
 }
 
 impl CallGraph {

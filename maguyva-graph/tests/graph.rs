@@ -229,7 +229,7 @@ proptest::proptest! {
     #[test]
     fn reused_links_give_the_graph_built_from_scratch(
         before in proptest::collection::vec(file_inputs(), 1..6),
-        edits in proptest::collection::vec((0u8..3, file_inputs(), 0u32..5), 6),
+        edits in proptest::collection::vec((0u8..4, file_inputs(), 0u32..5), 6),
     ) {
         let after: Vec<FileInputs> = before
             .iter()
@@ -241,6 +241,13 @@ proptest::proptest! {
                 1 => FileInputs {
                     defs: old.defs.iter().map(|&(n, k, c, l)| (n, k, c, l + shift)).collect(),
                     ..new.clone()
+                },
+                // Same definitions, imports and uses, moved (an edit inside
+                // a body that links as before).
+                2 => FileInputs {
+                    defs: old.defs.iter().map(|&(n, k, c, l)| (n, k, c, l + shift)).collect(),
+                    uses: old.uses.iter().map(|&(n, c, e, l)| (n, c, e, l + shift)).collect(),
+                    ..old.clone()
                 },
                 // Anything.
                 _ => new.clone(),
@@ -261,7 +268,7 @@ proptest::proptest! {
         let relinked = if reuses { edited } else { after.len() };
         proptest::prop_assert_eq!(reused.relinked_files(), relinked);
         // Edits that keep every definition relink only the edited files.
-        let kept_defs = edits.iter().take(after.len()).all(|e| e.0 != 2);
+        let kept_defs = edits.iter().take(after.len()).all(|e| e.0 != 3);
         if kept_defs {
             proptest::prop_assert!(reuses);
         }
