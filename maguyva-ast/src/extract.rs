@@ -177,6 +177,16 @@ pub fn prepare(languages: &[Language]) {
     });
 }
 
+/// Compiles the queries of `languages` one after another on the calling
+/// thread, not on the thread pool: for a thread of its own that compiles
+/// queries ahead of need while the pool does other work.
+pub fn prepare_serially(languages: &[Language]) {
+    for &l in languages {
+        // A query that does not compile is reported by the parse that needs it.
+        let _ = compiled(l);
+    }
+}
+
 /// Checks that every language's query compiles against its grammar (every
 /// language whose grammar is in this build).
 pub fn check_queries() -> Result<()> {

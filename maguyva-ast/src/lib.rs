@@ -20,8 +20,8 @@
 pub use crate::{
     error::{Error, Result},
     extract::{
-        FileOutline, OutlineItem, PARSE_BUDGET, check_queries, outline, prepare, query_source,
-        separator,
+        FileOutline, OutlineItem, PARSE_BUDGET, check_queries, outline, prepare, prepare_serially,
+        query_source, separator,
     },
     grammar::{grammar, has_grammar},
     occurrence::{Import, Occurrence, import_path},

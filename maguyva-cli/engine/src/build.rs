@@ -519,6 +519,25 @@ impl Previous {
             .then_some(Previous { generation, manifest, symbols, fragments })
     }
 
+    /// The languages of the files that are new or have another size or
+    /// modification time than in the previous generation, by that
+    /// generation's language for the path or else the file's name.
+    fn likely_changed_languages(&self, files: &[maguyva_core::FileStat]) -> Vec<Language> {
+        let by_path: std::collections::HashMap<&str, &FileEntry> =
+            self.manifest.files.iter().map(|f| (f.path.as_str(), f)).collect();
+        let mut languages: Vec<Language> = files
+            .iter()
+            .filter_map(|f| match by_path.get(f.path.as_str()) {
+                Some(old) if old.size == f.size && old.mtime_ns == f.mtime_ns => None,
+                Some(old) => old.language,
+                None => Language::detect(f.path.rsplit('/').next().unwrap_or(&f.path), ""),
+            })
+            .collect();
+        languages.sort_unstable();
+        languages.dedup();
+        languages
+    }
+
     /// For each file, the file of the previous generation it is when that
     /// one had the same path, text and language (its outline, symbols,
     /// fragments and links are the ones it had there).
@@ -661,6 +680,23 @@ pub fn build_index_with(
     progress.stage("scanning", 0);
     let scan = walker.scan(root)?;
     stage(&mut stages, "scan", &mut t);
+    // A refresh takes the symbols, fragments and links of every file whose
+    // path, text and language are unchanged from the previous generation:
+    // their outlines are copied to the new one undecoded.
+    let previous = match options.reuse_outlines || options.reuse_text {
+        true => dir.current().ok().flatten().and_then(|g| Previous::open(g, settings)),
+        false => None,
+    };
+    // The queries of the languages of files that look changed are compiled
+    // while the files are read (tens of milliseconds for a large grammar,
+    // most of a small refresh); a wrong guess costs only that work.
+    if let Some(languages) = previous.as_ref().map(|p| p.likely_changed_languages(&scan.files))
+        && !languages.is_empty()
+    {
+        let compile = move || maguyva_ast::prepare_serially(&languages);
+        // Without a thread, the queries are compiled when needed.
+        let _ = std::thread::Builder::new().name("queries".into()).spawn(compile);
+    }
     let corpus = walker.read(&scan, progress);
     stage(&mut stages, "read", &mut t);
 
@@ -668,13 +704,6 @@ pub fn build_index_with(
     let extraction = settings.components()?.get("structural").cloned().unwrap_or_default();
     let cache = match options.reuse_outlines {
         true => dir.current().ok().flatten().and_then(|g| OutlineCache::open(&g, &extraction)),
-        false => None,
-    };
-    // A refresh takes the symbols, fragments and links of every file whose
-    // path, text and language are unchanged from the previous generation:
-    // their outlines are copied to the new one undecoded.
-    let previous = match options.reuse_outlines || options.reuse_text {
-        true => dir.current().ok().flatten().and_then(|g| Previous::open(g, settings)),
         false => None,
     };
     let kept: Vec<Option<FileId>> = match &previous {

@@ -109,7 +109,7 @@ impl Setup {
         );
         // What a refresh patches (the symbols, the links, the text index)
         // is what a rebuild makes, to the byte.
-        for file in ["symbols.mgv", "graph.mgv", "text.mgv", "fragments.mgv"] {
+        for file in ["symbols.mgv", "graph.mgv", "text.mgv", "fragments.mgv", "semantic.mgv"] {
             let read = |index: &str| std::fs::read(Path::new(index).join(file)).unwrap();
             assert!(read(&a.index) == read(&b.index), "{file} differs");
         }
