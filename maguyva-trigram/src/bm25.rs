@@ -219,7 +219,8 @@ impl Bm25Index {
         let unmoved = |d: usize| kept.get(d).copied().flatten() == Some(d as u32);
         let mut builder = fst::MapBuilder::memory();
         let mut blob = Vec::with_capacity(self.parts.blob.len());
-        let (mut olds, mut news): (Vec<(u32, u32)>, Vec<(u32, u32)>) = (Vec::new(), Vec::new());
+        let mut olds: Vec<(u32, u32)> = Vec::new();
+        let mut news: Vec<(u32, u32)> = Vec::new();
         let (mut old, mut new) = (self.terms.stream(), fresh.terms.stream());
         let (mut key_a, mut key_b) = (Vec::new(), Vec::new());
         let next = |stream: &mut fst::map::Stream<'_>, key: &mut Vec<u8>| {
