@@ -10,7 +10,7 @@
 
 use crate::error::Error;
 use crate::fragment::{Fragment, FragmentTable, line_starts};
-use crate::ids::FileId;
+use crate::ids::{ChunkId, FileId};
 use crate::manifest::FileEntry;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -231,6 +231,17 @@ impl ContentStore {
     /// the fragment's context line (its container's signature), if any,
     /// followed by the fragment's own text.
     pub fn fragment_documents(&self, fragments: &FragmentTable) -> Vec<String> {
+        self.fragment_documents_where(fragments, |_| true)
+    }
+
+    /// [`ContentStore::fragment_documents`] of the fragments `wanted`
+    /// accepts, and an empty text for the others (a refresh needs only the
+    /// changed fragments' documents).
+    pub fn fragment_documents_where(
+        &self,
+        fragments: &FragmentTable,
+        wanted: impl Fn(ChunkId) -> bool + Sync,
+    ) -> Vec<String> {
         use rayon::prelude::*;
         let per_file: Vec<Vec<String>> = (0..fragments.file_count())
             .into_par_iter()
@@ -241,6 +252,9 @@ impl ContentStore {
                 fragments
                     .of_file(file)
                     .map(|c| {
+                        if !wanted(c) {
+                            return String::new();
+                        }
                         let frag = fragments.get(c);
                         let body = self.fragment_text(frag);
                         let Some(line) = frag.context_line else { return body.to_string() };
@@ -301,6 +315,8 @@ mod tests {
         let docs = content.fragment_documents(&fragments);
         assert_eq!(docs[0], "class Big:\n    a = 1\n");
         assert_eq!(docs[1], "class Big:\n    def m(self):\n        pass\n");
+        let some = content.fragment_documents_where(&fragments, |c| c == ChunkId(1));
+        assert_eq!(some, vec![String::new(), docs[1].clone()]);
     }
 
     fn entry(path: &str, bytes: &[u8]) -> FileEntry {

@@ -212,14 +212,28 @@ impl VectorIndexBuilder {
         previous: &VectorIndex,
         documents: &[S],
     ) -> Result<Option<(VectorIndex, EmbedStats)>> {
+        let hashes: Vec<u64> = documents.iter().map(|d| document_hash(d.as_ref())).collect();
+        self.build_with_kept_model_hashed(previous, documents, &hashes)
+    }
+
+    /// [`VectorIndexBuilder::build_with_kept_model`] given each document's
+    /// [`document_hash`]: a document whose hash `previous` has is not read,
+    /// so the caller may leave its text empty.
+    pub fn build_with_kept_model_hashed<S: AsRef<str> + Sync>(
+        &self,
+        previous: &VectorIndex,
+        documents: &[S],
+        hashes: &[u64],
+    ) -> Result<Option<(VectorIndex, EmbedStats)>> {
         let Some(model) = previous.s.corpus.clone() else { return Ok(None) };
         let p = &previous.s;
         let dim = model.dimension();
         if p.dense_dim != dim || p.center.len() != dim || p.identity != model.identity() {
             return Ok(None);
         }
-        let hashes: Vec<u64> =
-            documents.iter().map(|d| xxhash_rust::xxh3::xxh3_64(d.as_ref().as_bytes())).collect();
+        if hashes.len() != documents.len() {
+            return Err(Error::Dimension { expected: documents.len(), found: hashes.len() });
+        }
         let known: HashMap<u64, usize> =
             p.hashes.iter().enumerate().map(|(i, &h)| (h, i)).collect();
         let missing: Vec<usize> =
@@ -246,7 +260,7 @@ impl VectorIndexBuilder {
             .collect();
         let (mut codes, mut scales, mut int8) = (Vec::new(), Vec::new(), Vec::new());
         let mut next_fresh = made.iter();
-        for h in &hashes {
+        for h in hashes {
             match known.get(h) {
                 Some(&j) => {
                     codes.extend_from_slice(&p.codes[j * words..(j + 1) * words]);
@@ -275,7 +289,7 @@ impl VectorIndexBuilder {
             dense_dim: dim,
             scales: scales.into(),
             int8: int8.into(),
-            hashes: hashes.into(),
+            hashes: hashes.to_vec().into(),
             corpus: Some(model),
             hnsw: None,
             projected_bits: projection.bits(),
@@ -294,8 +308,7 @@ impl VectorIndexBuilder {
         previous: Option<&VectorIndex>,
     ) -> Result<(VectorIndex, EmbedStats)> {
         let identity = embedder.identity();
-        let hashes: Vec<u64> =
-            documents.iter().map(|d| xxhash_rust::xxh3::xxh3_64(d.as_ref().as_bytes())).collect();
+        let hashes: Vec<u64> = documents.iter().map(|d| document_hash(d.as_ref())).collect();
         let reusable: HashMap<u64, usize> = match previous {
             Some(p) if p.s.identity == identity => {
                 p.s.hashes.iter().enumerate().map(|(i, &h)| (h, i)).collect()
@@ -657,4 +670,10 @@ impl VectorIndex {
             projection,
         })
     }
+}
+
+/// The hash an index keeps of each document, by which a later build finds
+/// the documents whose vectors it can copy.
+pub fn document_hash(text: &str) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(text.as_bytes())
 }

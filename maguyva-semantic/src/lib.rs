@@ -35,7 +35,7 @@ pub use crate::{
     error::{Error, Result},
     index::{
         DEFAULT_HNSW_THRESHOLD, EmbedStats, RESCORE_OVERSAMPLING, SEMANTIC_FILE, SEMANTIC_FORMAT,
-        SearchOptions, VectorIndex, VectorIndexBuilder,
+        SearchOptions, VectorIndex, VectorIndexBuilder, document_hash,
     },
     pack::{pack, words_for},
     retriever::SemanticRetriever,

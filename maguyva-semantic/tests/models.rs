@@ -1,5 +1,6 @@
 use maguyva_semantic::{
-    Embedder, Role, SearchOptions, StaticModel, VectorIndex, VectorIndexBuilder, Vectors,
+    Embedder, Role, SEMANTIC_FILE, SearchOptions, StaticModel, VectorIndex, VectorIndexBuilder,
+    Vectors, document_hash,
 };
 use std::path::Path;
 
@@ -200,4 +201,30 @@ fn rescoring_and_full_precision_rank_by_cosine() {
         assert!(hits.iter().all(|(i, _)| i % 4 == 1), "{options:?}: {hits:?}");
         assert!(hits.windows(2).all(|w| w[0].1 >= w[1].1));
     }
+}
+
+#[test]
+fn a_kept_model_copies_unchanged_documents_whose_text_it_need_not_read() {
+    let docs = corpus();
+    let (first, _) = VectorIndexBuilder::new().build_corpus(&docs, 16).unwrap();
+    let mut edited = docs.clone();
+    edited[5] = "fn socket_host() { connect port timeout }".into();
+    edited.push("fn legend_axis() { render pixel }".into());
+    let builder = VectorIndexBuilder::new();
+    let (full, stats) = builder.build_with_kept_model(&first, &edited).unwrap().unwrap();
+    assert_eq!((stats.embedded, stats.reused), (2, 399));
+    // Given the hashes, the unchanged documents' texts are not read.
+    let hashes: Vec<u64> = edited.iter().map(|d| document_hash(d)).collect();
+    let sparse: Vec<String> = (edited.iter().enumerate())
+        .map(|(i, d)| if i == 5 || i >= docs.len() { d.clone() } else { String::new() })
+        .collect();
+    let (hashed, _) =
+        builder.build_with_kept_model_hashed(&first, &sparse, &hashes).unwrap().unwrap();
+    let saved = |index: &VectorIndex| {
+        let dir = tempfile::tempdir().unwrap();
+        index.save(dir.path()).unwrap();
+        std::fs::read(dir.path().join(SEMANTIC_FILE)).unwrap()
+    };
+    assert!(saved(&full) == saved(&hashed));
+    assert!(builder.build_with_kept_model_hashed(&first, &sparse, &hashes[1..]).is_err());
 }

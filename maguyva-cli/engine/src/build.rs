@@ -95,15 +95,74 @@ impl BuildOptions {
         BuildOptions { reuse_outlines: true, reuse_model: true, reuse_text: true };
 }
 
+/// How this build's files and fragments stand to the previous
+/// generation's: which are the same ones (renumbered) and which are new.
+struct ChunkChanges {
+    /// For each previous file, its id now when it and its fragments are
+    /// unchanged.
+    kept_files: Vec<Option<u32>>,
+    /// For each previous fragment, its id now when it is unchanged.
+    kept_chunks: Vec<Option<u32>>,
+    /// The files changed or added, in id order.
+    fresh_files: Vec<u32>,
+    /// Their fragments, in id order.
+    fresh_chunks: Vec<u32>,
+    /// For each fragment, the previous fragment it is, when unchanged.
+    was: Vec<Option<u32>>,
+}
+
+impl ChunkChanges {
+    /// A file is unchanged when it is a kept file (`kept[f]`, the file it
+    /// was) cut into the same fragments, and comes after the unchanged
+    /// files before it there too (so that renumbered lists stay sorted;
+    /// both builds order files by path, but check).
+    fn new(previous: &Previous, kept: &[Option<FileId>], fragments: &FragmentTable) -> Self {
+        let old_fragments = &previous.fragments;
+        let mut c = ChunkChanges {
+            kept_files: vec![None; previous.manifest.files.len()],
+            kept_chunks: vec![None; old_fragments.len()],
+            fresh_files: Vec::new(),
+            fresh_chunks: Vec::new(),
+            was: vec![None; fragments.len()],
+        };
+        let mut last_kept = None;
+        let same_fragments = |new_id: FileId, old_id: FileId| {
+            let key =
+                |f: &maguyva_core::Fragment| (f.lines, f.start_byte, f.end_byte, f.context_line);
+            let new = fragments.of_file(new_id).map(|c| key(fragments.get(c)));
+            new.eq(old_fragments.of_file(old_id).map(|c| key(old_fragments.get(c))))
+        };
+        for (i, old_id) in kept.iter().enumerate() {
+            let new_id = FileId(i as u32);
+            let same = old_id.filter(|&o| same_fragments(new_id, o)).map(FileId::index);
+            match same {
+                Some(old_id) if last_kept.is_none_or(|l| l < old_id) => {
+                    last_kept = Some(old_id);
+                    c.kept_files[old_id] = Some(i as u32);
+                    let old_chunks = old_fragments.of_file(FileId(old_id as u32));
+                    for (o, n) in old_chunks.zip(fragments.of_file(new_id)) {
+                        c.kept_chunks[o.index()] = Some(n.0);
+                        c.was[n.index()] = Some(o.0);
+                    }
+                }
+                _ => {
+                    c.fresh_files.push(i as u32);
+                    c.fresh_chunks.extend(fragments.of_file(new_id).map(|c| c.0));
+                }
+            }
+        }
+        c
+    }
+}
+
 /// The previous generation's text index patched to describe the files of
-/// this build: the lists of every kept file (`kept[f]`, the file it was
-/// there) whose fragments are unchanged are read and renumbered, and only
-/// the other files are indexed. `None` when there is no usable previous index (then everything
-/// is indexed anew).
+/// this build: the lists of the unchanged files and fragments are read and
+/// renumbered, and only the others are indexed (`documents` may be empty
+/// for the unchanged fragments). `None` when there is no usable previous
+/// index (then everything is indexed anew).
 fn patched_text_index<S: AsRef<str> + Sync>(
     previous: &Previous,
-    kept: &[Option<FileId>],
-    fragments: &FragmentTable,
+    changes: &ChunkChanges,
     content: &ContentStore,
     documents: &[S],
     paths: &[&str],
@@ -112,43 +171,47 @@ fn patched_text_index<S: AsRef<str> + Sync>(
     let (manifest, old_fragments) = (&previous.manifest, &previous.fragments);
     let old =
         TextIndex::load(&previous.generation, manifest.files.len(), old_fragments.len()).ok()?;
-    let mut kept_files = vec![None; manifest.files.len()];
-    let mut kept_chunks = vec![None; old_fragments.len()];
-    let (mut fresh_files, mut fresh_chunks) = (Vec::new(), Vec::new());
-    let mut last_kept = None;
-    let same_fragments = |new_id: FileId, old_id: FileId| {
-        let key = |f: &maguyva_core::Fragment| (f.lines, f.start_byte, f.end_byte, f.context_line);
-        let new = fragments.of_file(new_id).map(|c| key(fragments.get(c)));
-        new.eq(old_fragments.of_file(old_id).map(|c| key(old_fragments.get(c))))
-    };
-    for (i, old_id) in kept.iter().enumerate() {
-        let new_id = FileId(i as u32);
-        let same = old_id.filter(|&o| same_fragments(new_id, o)).map(FileId::index);
-        match same {
-            // Kept files must keep their order for renumbered lists to stay
-            // sorted; both builds order files by path, but check.
-            Some(old_id) if last_kept.is_none_or(|l| l < old_id) => {
-                last_kept = Some(old_id);
-                kept_files[old_id] = Some(i as u32);
-                let old_chunks = old_fragments.of_file(FileId(old_id as u32));
-                for (o, n) in old_chunks.zip(fragments.of_file(new_id)) {
-                    kept_chunks[o.index()] = Some(n.0);
-                }
-            }
-            _ => {
-                fresh_files.push(i as u32);
-                fresh_chunks.extend(fragments.of_file(new_id).map(|c| c.0));
-            }
-        }
-    }
     let changes = TextChanges {
-        kept_files: &kept_files,
-        kept_chunks: &kept_chunks,
-        fresh_files: &fresh_files,
-        fresh_chunks: &fresh_chunks,
+        kept_files: &changes.kept_files,
+        kept_chunks: &changes.kept_chunks,
+        fresh_files: &changes.fresh_files,
+        fresh_chunks: &changes.fresh_chunks,
     };
     let text = TextIndexBuilder::new().patched(&old, &changes, content, documents, paths, roles);
     Some(text.map_err(Into::into))
+}
+
+/// The documents vectors are made of: each fragment's path and text. A
+/// refresh leaves the unchanged fragments' texts empty and names the
+/// previous fragment each one is (`was`); the previous index has its hash.
+struct SemanticDocuments<'a> {
+    texts: Vec<String>,
+    was: Option<&'a [Option<u32>]>,
+    /// Every document, for when the empty ones are needed after all.
+    all: &'a dyn Fn() -> Vec<String>,
+}
+
+impl SemanticDocuments<'_> {
+    /// Every document's text.
+    fn complete(&mut self) -> &[String] {
+        if self.was.take().is_some() {
+            self.texts = (self.all)();
+        }
+        &self.texts
+    }
+
+    /// Each document's hash, the previous index's for an unchanged
+    /// fragment; `None` when `previous` does not have that fragment.
+    fn hashes(&self, previous: &VectorIndex) -> Option<Vec<u64>> {
+        let known = previous.document_hashes();
+        let was = |c: usize| self.was.and_then(|w| w.get(c).copied().flatten());
+        (self.texts.iter().enumerate())
+            .map(|(c, text)| match was(c) {
+                Some(old) => known.get(old as usize).copied(),
+                None => Some(maguyva_semantic::document_hash(text)),
+            })
+            .collect()
+    }
 }
 
 /// The semantic index of the fragments' documents, reusing the vectors of
@@ -159,7 +222,7 @@ fn embed(
     dir: &IndexDir,
     settings: &IndexSettings,
     options: BuildOptions,
-    documents: &[String],
+    mut documents: SemanticDocuments<'_>,
     terms: impl FnOnce() -> Option<TermMatrix>,
 ) -> Result<(VectorIndex, Arc<dyn Embedder>, EmbedStats, bool)> {
     let mut builder = VectorIndexBuilder::new();
@@ -172,20 +235,28 @@ fn embed(
             .and_then(|(g, m)| VectorIndex::load(&g, m.fragments).ok())
     };
     if let EmbedderChoice::Corpus { dimensions } = settings.embedder {
-        let kept = match options.reuse_model {
-            true => match previous().filter(|p| keepable_model(p, dimensions, documents)) {
-                Some(p) => builder.build_with_kept_model(&p, documents)?,
-                None => None,
-            },
-            false => None,
-        };
+        let mut kept = None;
+        if let Some(p) = previous().filter(|_| options.reuse_model) {
+            let hashes = documents.hashes(&p).or_else(|| {
+                documents.complete();
+                documents.hashes(&p)
+            });
+            if let Some(hashes) = hashes.filter(|h| keepable_model(&p, dimensions, h)) {
+                kept = builder.build_with_kept_model_hashed(&p, &documents.texts, &hashes)?;
+            }
+        }
         let was_kept = kept.is_some();
         let (vectors, stats) = match kept {
             Some(built) => built,
-            None => match terms() {
-                Some(terms) => builder.build_corpus_from_terms(documents, &terms, dimensions)?,
-                None => builder.build_corpus(documents, dimensions)?,
-            },
+            None => {
+                let documents = documents.complete();
+                match terms() {
+                    Some(terms) => {
+                        builder.build_corpus_from_terms(documents, &terms, dimensions)?
+                    }
+                    None => builder.build_corpus(documents, dimensions)?,
+                }
+            }
         };
         let model: Arc<dyn Embedder> = vectors
             .corpus_model()
@@ -197,25 +268,23 @@ fn embed(
         .embedder
         .open()?
         .ok_or_else(|| maguyva_core::Error::corrupt(dir.path(), "no embedder"))?;
+    let documents = documents.complete();
     let (vectors, stats) = builder.build(embedder.as_ref(), documents, previous().as_ref())?;
     Ok((vectors, embedder, stats, false))
 }
 
 /// Whether the previous index's corpus model may be kept: it has the
-/// dimensions asked for at most, and at most [`MODEL_DRIFT_LIMIT`] of
-/// `documents` are new to it.
-fn keepable_model(previous: &VectorIndex, dimensions: usize, documents: &[String]) -> bool {
+/// dimensions asked for at most, and at most [`MODEL_DRIFT_LIMIT`] of the
+/// documents (by their `hashes`) are new to it.
+fn keepable_model(previous: &VectorIndex, dimensions: usize, hashes: &[u64]) -> bool {
     let Some(model) = previous.corpus_model() else { return false };
-    if model.dimension() > dimensions || documents.is_empty() {
+    if model.dimension() > dimensions || hashes.is_empty() {
         return false;
     }
     let known: std::collections::HashSet<u64> =
         previous.document_hashes().iter().copied().collect();
-    let new = documents
-        .iter()
-        .filter(|d| !known.contains(&xxhash_rust::xxh3::xxh3_64(d.as_bytes())))
-        .count();
-    new as f64 <= MODEL_DRIFT_LIMIT * documents.len() as f64
+    let new = hashes.iter().filter(|h| !known.contains(h)).count();
+    new as f64 <= MODEL_DRIFT_LIMIT * hashes.len() as f64
 }
 
 /// How a definition takes part in the graph.
@@ -878,11 +947,19 @@ pub fn build_index_with(
     let index = || -> Result<_> {
         let t = Instant::now();
         let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
-        let documents = content.fragment_documents(&fragments);
         let roles: Vec<FileRole> =
             files.iter().map(|f| FileRole::of(&f.path, f.language)).collect();
-        let patched = previous.as_ref().filter(|_| options.reuse_text).and_then(|p| {
-            patched_text_index(p, &kept, &fragments, &content, &documents, &paths, &roles)
+        // A refresh makes the documents of the changed fragments only.
+        let reusable = previous.as_ref().filter(|_| options.reuse_text);
+        let changes = reusable.map(|p| ChunkChanges::new(p, &kept, &fragments));
+        let mut was = changes.as_ref().map(|c| c.was.as_slice());
+        let unchanged = |was: Option<&[Option<u32>]>, c: usize| {
+            was.is_some_and(|w| w.get(c).is_some_and(Option::is_some))
+        };
+        let mut documents =
+            content.fragment_documents_where(&fragments, |c| !unchanged(was, c.index()));
+        let patched = reusable.zip(changes.as_ref()).and_then(|(p, changes)| {
+            patched_text_index(p, changes, &content, &documents, &paths, &roles)
         });
         // A full build analyzes the fragments once, for the keyword index
         // and for the corpus embedder.
@@ -890,6 +967,9 @@ pub fn build_index_with(
         let text = match patched {
             Some(text) => text?,
             None => {
+                if was.take().is_some() {
+                    documents = content.fragment_documents(&fragments);
+                }
                 let terms = TermMatrix::build(&documents, Analyzer::default());
                 let text =
                     TextIndexBuilder::new().build_from_terms(&content, &terms, &paths, &roles)?;
@@ -902,12 +982,19 @@ pub fn build_index_with(
         // The file's path names what its code is about as often as the
         // code does (`float.lua`, `Column.kt`), so it is embedded with each
         // fragment.
-        let semantic_docs: Vec<String> = fragments
-            .iter()
-            .zip(&documents)
-            .map(|((_, f), d)| format!("{}\n{d}", paths.get(f.file.index()).copied().unwrap_or("")))
-            .collect();
+        let semantic = |documents: &[String], made: &dyn Fn(usize) -> bool| -> Vec<String> {
+            let path = |f: FileId| paths.get(f.index()).copied().unwrap_or("");
+            (fragments.iter().zip(documents).enumerate())
+                .map(|(c, ((_, f), d))| match made(c) {
+                    true => format!("{}\n{d}", path(f.file)),
+                    false => String::new(),
+                })
+                .collect()
+        };
+        let texts = semantic(&documents, &|c| !unchanged(was, c));
         drop(documents);
+        let all = || semantic(&content.fragment_documents(&fragments), &|_| true);
+        let semantic_docs = SemanticDocuments { texts, was, all: &all };
         let semantic_terms = || {
             let terms = doc_terms.as_ref()?;
             let paths = TermMatrix::build(&paths, Analyzer::default());
@@ -915,7 +1002,7 @@ pub fn build_index_with(
                 fragments.try_get(ChunkId(c as u32)).map_or(0, |f| f.file.index())
             }))
         };
-        let embedded = embed(dir, settings, options, &semantic_docs, semantic_terms)?;
+        let embedded = embed(dir, settings, options, semantic_docs, semantic_terms)?;
         Ok((text, text_ms, embedded, ms(t.elapsed())))
     };
     let (linked, indexed) = rayon::join(link, index);
