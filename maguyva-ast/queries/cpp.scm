@@ -7,12 +7,8 @@
 (type_definition declarator: (type_identifier) @name) @definition.type
 (concept_definition name: (_) @name) @definition.interface
 
-(function_definition
-  declarator: (function_declarator declarator: (_) @name)) @definition.function
-(function_definition
-  declarator: (pointer_declarator declarator: (function_declarator declarator: (_) @name))) @definition.function
-(function_definition
-  declarator: (reference_declarator (function_declarator declarator: (_) @name))) @definition.function
+; `f()`, `*f()` or `&f()`: the extractor finds the name in the declarator.
+(function_definition declarator: (_) @declarator) @definition.function
 
 (preproc_def name: (_) @name) @definition.macro
 (preproc_function_def name: (_) @name) @definition.macro

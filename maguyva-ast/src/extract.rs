@@ -61,6 +61,7 @@ enum Role {
     Definition(SymbolKind),
     Scope,
     Name,
+    Declarator,
     Container,
     Doc,
     Import(ImportKind),
@@ -87,6 +88,7 @@ fn compile(language: Language) -> std::result::Result<CompiledQuery, String> {
         .map(|name| match *name {
             "scope" => Role::Scope,
             "name" => Role::Name,
+            "declarator" => Role::Declarator,
             "container" => Role::Container,
             "doc" => Role::Doc,
             "import" => Role::Import(ImportKind::Module),
@@ -390,6 +392,7 @@ fn take_match(
             Role::Definition(k) => def = Some((Some(k), c.node)),
             Role::Scope => def = Some((None, c.node)),
             Role::Name => name = Some(c.node),
+            Role::Declarator => name = declared_function(c.node),
             Role::Container => container = source.get(c.node.byte_range()).map(str::to_string),
             Role::Doc => doc = source.get(c.node.byte_range()).map(clean_docstring),
             Role::Import(kind) => import = Some((c.node, kind)),
@@ -462,6 +465,27 @@ fn name_node(mut node: Node) -> Node {
         }
     }
     node
+}
+
+/// The name a C++ function definition's declarator declares: `f` in
+/// `f()`, `*f()` and `&f()`; `None` for any other declarator. One query
+/// pattern capturing the declarator and this walk compile in half the time
+/// of a pattern per shape (tens of milliseconds, paid by every process that
+/// parses C++).
+fn declared_function(declarator: Node) -> Option<Node> {
+    let function = match declarator.kind() {
+        "function_declarator" => declarator,
+        "pointer_declarator" => declarator
+            .child_by_field_name("declarator")
+            .filter(|d| d.kind() == "function_declarator")?,
+        "reference_declarator" => {
+            let mut cursor = declarator.walk();
+            let mut children = declarator.named_children(&mut cursor);
+            children.find(|d| d.kind() == "function_declarator")?
+        }
+        _ => return None,
+    };
+    function.child_by_field_name("declarator").filter(Node::is_named)
 }
 
 /// A name's text without generic arguments or whitespace: `Matrix<T>` is
@@ -717,6 +741,23 @@ mod tests {
             }
         }
         assert!(checked >= 20, "{checked} fixture files");
+    }
+
+    #[test]
+    fn cpp_functions_are_named_through_their_declarators() {
+        let src = "int plain() { return 0; }\nchar *pointer() { return 0; }\nint &reference() { return x; }\nWidget &Widget::operator=(const Widget &o) { return *this; }\nint x = plain();\n";
+        let o = outline(Language::Cpp, src, FileId(0));
+        let got: Vec<(&str, SymbolKind, u32)> =
+            o.symbols.iter().map(|s| (s.name.as_str(), s.kind, s.lines.start())).collect();
+        assert_eq!(
+            got,
+            vec![
+                ("plain", SymbolKind::Function, 1),
+                ("pointer", SymbolKind::Function, 2),
+                ("reference", SymbolKind::Function, 3),
+                ("operator=", SymbolKind::Function, 4),
+            ]
+        );
     }
 
     #[test]
