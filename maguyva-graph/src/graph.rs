@@ -203,14 +203,50 @@ struct Stored {
 #[derive(Debug, Clone)]
 pub struct CallGraph {
     s: Stored,
-    graph: DiGraph<(), u32>,
-    by_name: HashMap<String, Vec<u32>>,
+    /// Edges by node and definitions by name, made on the first question
+    /// that needs them (a build only saves the graph).
+    lookup: std::sync::OnceLock<Lookup>,
     /// Files in a language whose imports and uses the build that made this
     /// graph resolved; 0 for a graph read from a file.
     relinked: usize,
     /// Rust crates and Python module names, built on the first question
     /// that names a module (most searches never do).
     module_names: std::sync::OnceLock<(RustCrates, PythonModules)>,
+}
+
+/// The graph's edges by node, and its definitions by name (as written and
+/// normalized).
+#[derive(Debug, Clone)]
+struct Lookup {
+    graph: DiGraph<(), u32>,
+    by_name: HashMap<String, Vec<u32>>,
+}
+
+impl Lookup {
+    fn new(s: &Stored) -> Lookup {
+        let n = s.files.len() + s.defs.len();
+        let mut graph: DiGraph<(), u32> = DiGraph::with_capacity(n, s.edges.len());
+        for _ in 0..n {
+            graph.add_node(());
+        }
+        // Every edge was checked to join two nodes.
+        for (i, e) in s.edges.iter().enumerate() {
+            graph.add_edge(
+                NodeIndex::new(e.from as usize),
+                NodeIndex::new(e.to as usize),
+                i as u32,
+            );
+        }
+        let mut by_name: HashMap<String, Vec<u32>> = HashMap::default();
+        for (i, d) in s.defs.iter().enumerate() {
+            by_name.entry(d.name.clone()).or_default().push(i as u32);
+            by_name.entry(normalize(&d.name)).or_default().push(i as u32);
+        }
+        for v in by_name.values_mut() {
+            v.dedup();
+        }
+        Lookup { graph, by_name }
+    }
 }
 
 /// Longest module path first: `example.com/app/sub` before `example.com/app`.
@@ -552,29 +588,19 @@ impl CallGraph {
         if s.pagerank.len() != n || s.in_degree.len() != n || s.out_degree.len() != n {
             return Err(Error::MissingNode(n as u32));
         }
-        let mut graph: DiGraph<(), u32> = DiGraph::with_capacity(n, s.edges.len());
-        for _ in 0..n {
-            graph.add_node(());
+        if let Some(e) = s.edges.iter().find(|e| e.from as usize >= n || e.to as usize >= n) {
+            return Err(Error::MissingNode(e.from.max(e.to)));
         }
-        for (i, e) in s.edges.iter().enumerate() {
-            if e.from as usize >= n || e.to as usize >= n {
-                return Err(Error::MissingNode(e.from.max(e.to)));
-            }
-            graph.add_edge(
-                NodeIndex::new(e.from as usize),
-                NodeIndex::new(e.to as usize),
-                i as u32,
-            );
-        }
-        let mut by_name: HashMap<String, Vec<u32>> = HashMap::default();
-        for (i, d) in s.defs.iter().enumerate() {
-            by_name.entry(d.name.clone()).or_default().push(i as u32);
-            by_name.entry(normalize(&d.name)).or_default().push(i as u32);
-        }
-        for v in by_name.values_mut() {
-            v.dedup();
-        }
-        Ok(CallGraph { s, graph, by_name, relinked: 0, module_names: std::sync::OnceLock::new() })
+        Ok(CallGraph {
+            s,
+            lookup: std::sync::OnceLock::new(),
+            relinked: 0,
+            module_names: std::sync::OnceLock::new(),
+        })
+    }
+
+    fn lookup(&self) -> &Lookup {
+        self.lookup.get_or_init(|| Lookup::new(&self.s))
     }
 
     /// Files in a language whose imports and uses the build that made this
@@ -665,14 +691,15 @@ impl CallGraph {
 
     /// Definitions called `name` (exactly, or with naming conventions folded).
     pub fn definitions_named(&self, name: &str) -> Vec<u32> {
-        if let Some(v) = self.by_name.get(name) {
+        let by_name = &self.lookup().by_name;
+        if let Some(v) = by_name.get(name) {
             let exact: Vec<u32> =
                 v.iter().copied().filter(|&d| self.s.defs[d as usize].name == name).collect();
             if !exact.is_empty() {
                 return exact;
             }
         }
-        self.by_name.get(&normalize(name)).cloned().unwrap_or_default()
+        by_name.get(&normalize(name)).cloned().unwrap_or_default()
     }
 
     /// The file whose path is `path`, else the shortest path ending with
@@ -694,14 +721,14 @@ impl CallGraph {
 
     /// Edges into a node.
     pub(crate) fn incoming(&self, node: u32) -> impl Iterator<Item = &Edge> + '_ {
-        self.graph
+        (self.lookup().graph)
             .edges_directed(NodeIndex::new(node as usize), Direction::Incoming)
             .filter_map(|er| self.s.edges.get(*er.weight() as usize))
     }
 
     /// Edges out of a node.
     pub(crate) fn outgoing(&self, node: u32) -> impl Iterator<Item = &Edge> + '_ {
-        self.graph
+        (self.lookup().graph)
             .edges_directed(NodeIndex::new(node as usize), Direction::Outgoing)
             .filter_map(|er| self.s.edges.get(*er.weight() as usize))
     }
@@ -727,8 +754,7 @@ impl CallGraph {
     }
 
     fn sites(&self, node: u32, dir: Direction) -> Vec<Site> {
-        let mut out: Vec<Site> = self
-            .graph
+        let mut out: Vec<Site> = (self.lookup().graph)
             .edges_directed(NodeIndex::new(node as usize), dir)
             .filter_map(|er| self.s.edges.get(*er.weight() as usize))
             .filter(|e| matches!(e.kind, EdgeKind::Calls | EdgeKind::References))
@@ -784,7 +810,9 @@ impl CallGraph {
             if !inside.insert(n) {
                 continue;
             }
-            for er in self.graph.edges_directed(NodeIndex::new(n as usize), Direction::Incoming) {
+            for er in
+                self.lookup().graph.edges_directed(NodeIndex::new(n as usize), Direction::Incoming)
+            {
                 if let Some(e) = self.s.edges.get(*er.weight() as usize)
                     && !e.ambiguous
                     && e.kind != EdgeKind::Contains
@@ -793,7 +821,9 @@ impl CallGraph {
                 }
             }
             // Changing a file or a type changes what it contains.
-            for er in self.graph.edges_directed(NodeIndex::new(n as usize), Direction::Outgoing) {
+            for er in
+                self.lookup().graph.edges_directed(NodeIndex::new(n as usize), Direction::Outgoing)
+            {
                 if let Some(e) = self.s.edges.get(*er.weight() as usize)
                     && e.kind == EdgeKind::Contains
                 {
@@ -841,7 +871,9 @@ impl CallGraph {
         let mut out = Vec::new();
         let mut stack = vec![node];
         while let Some(n) = stack.pop() {
-            for er in self.graph.edges_directed(NodeIndex::new(n as usize), Direction::Outgoing) {
+            for er in
+                self.lookup().graph.edges_directed(NodeIndex::new(n as usize), Direction::Outgoing)
+            {
                 if let Some(e) = self.s.edges.get(*er.weight() as usize)
                     && e.kind == EdgeKind::Contains
                 {
@@ -868,7 +900,7 @@ impl CallGraph {
         for &(d, w) in defs {
             let node = NodeIndex::new(self.def_node(d) as usize);
             for dir in [Direction::Incoming, Direction::Outgoing] {
-                for er in self.graph.edges_directed(node, dir) {
+                for er in self.lookup().graph.edges_directed(node, dir) {
                     let Some(e) = self.s.edges.get(*er.weight() as usize) else { continue };
                     if e.ambiguous || !matches!(e.kind, EdgeKind::Calls | EdgeKind::References) {
                         continue;
