@@ -262,6 +262,115 @@ pub struct SymbolTable {
     analyzer: Analyzer,
 }
 
+/// A symbol table being written, symbol by symbol.
+struct TableWriter<'a> {
+    records: Vec<u32>,
+    text_offsets: Vec<u32>,
+    texts: String,
+    details: Vec<&'a str>,
+}
+
+impl<'a> TableWriter<'a> {
+    fn with_capacity(symbols: usize) -> Self {
+        let mut text_offsets = Vec::with_capacity(symbols * STRINGS + 1);
+        text_offsets.push(0u32);
+        TableWriter {
+            records: Vec::with_capacity(symbols * RECORD),
+            text_offsets,
+            texts: String::new(),
+            details: Vec::with_capacity(symbols * DETAILS),
+        }
+    }
+
+    /// Symbols written so far.
+    fn len(&self) -> usize {
+        self.records.len() / RECORD
+    }
+
+    /// Adds `s`, whose container is the symbol with id `container.0` in
+    /// this table, when known (`container.1`).
+    fn push(&mut self, s: &'a Symbol, container: Option<(u32, Option<&Symbol>)>) -> Result<()> {
+        let tokens = maguyva_core::tokens::count_tokens(&s.name).min(255) as u32;
+        let qualified = Qualified::choose(
+            &s.qualified_name,
+            &s.name,
+            container.and_then(|c| c.1).map(|c| c.qualified_name.as_str()),
+        );
+        self.records.extend([
+            s.kind as u32 | tokens << KIND_BITS | (qualified as u32) << QUALIFIED_SHIFT,
+            s.file.0,
+            s.lines.start(),
+            s.lines.end(),
+            s.name_line,
+            container.map_or(NO_CONTAINER, |c| c.0),
+        ]);
+        // The doc comment's summary is what search and listings use; the
+        // rest stays in the source, and is most of a documented library's
+        // symbol strings.
+        let qualified_text = match qualified {
+            Qualified::Stored => s.qualified_name.as_str(),
+            _ => "",
+        };
+        self.details.extend([s.signature.as_str(), doc_summary(&s.doc)]);
+        self.push_texts([&s.name, qualified_text])
+    }
+
+    /// Adds symbol `i` of `previous` as it is stored, but in file `file`;
+    /// it lies in the file whose symbols start at `start` there and at
+    /// `base` here. `None` when `previous` is damaged.
+    fn copy(
+        &mut self,
+        previous: &'a SymbolTable,
+        i: u32,
+        file: FileId,
+        start: u32,
+        base: u32,
+    ) -> Option<()> {
+        let at = i as usize;
+        let r = previous.records.get(at * RECORD..(at + 1) * RECORD)?;
+        // Containers lie in the same file, before what they contain.
+        let container = match r[5] {
+            NO_CONTAINER => NO_CONTAINER,
+            c if c < i => c.checked_sub(start)?.checked_add(base)?,
+            _ => return None,
+        };
+        self.records.extend([r[0], file.0, r[2], r[3], r[4], container]);
+        let signature = previous.details.get(at * DETAILS);
+        self.details.extend([signature, previous.details.get(at * DETAILS + 1)]);
+        let texts = [previous.text(at * STRINGS), previous.text(at * STRINGS + 1)];
+        self.push_texts(texts).ok()
+    }
+
+    fn push_texts(&mut self, texts: [&str; STRINGS]) -> Result<()> {
+        for text in texts {
+            self.texts.push_str(text);
+            let end = u32::try_from(self.texts.len())
+                .map_err(|_| Error::Parse("symbol strings exceed 4 GiB".into()))?;
+            self.text_offsets.push(end);
+        }
+        Ok(())
+    }
+
+    fn finish(
+        self,
+        first: Vec<u32>,
+        [names, words, doc_words]: [Postings; 3],
+        analyzer: Analyzer,
+    ) -> Result<SymbolTable> {
+        Ok(SymbolTable {
+            records: self.records.into(),
+            text_offsets: self.text_offsets.into(),
+            texts: Text::from_string(self.texts),
+            details: PackedStrings::build(&self.details)?,
+            first: first.into(),
+            names,
+            words,
+            doc_words,
+            analyzer,
+        })
+    }
+}
+
 impl std::fmt::Debug for SymbolTable {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SymbolTable").field("symbols", &self.len()).finish()
@@ -282,8 +391,8 @@ impl SymbolTable {
     ) -> Result<SymbolTable> {
         let (symbols, first) =
             SymbolTable::gather(outlines.into_iter().map(|o| Ok(Cow::Borrowed(&o.symbols[..]))))?;
-        let fresh: Vec<u32> = (0..symbols.len() as u32).collect();
-        let [names, words, doc_words] = SymbolTable::analyze(&symbols, &fresh, analyzer);
+        let all: Vec<(u32, &Symbol)> = (0..).zip(&symbols).collect();
+        let [names, words, doc_words] = SymbolTable::analyze(&all, analyzer);
         SymbolTable::assemble(
             symbols,
             first,
@@ -342,43 +451,66 @@ impl SymbolTable {
                 .collect::<Result<_>>()?;
             return SymbolTable::build(&outlines, analyzer);
         }
-        let (symbols, first) = SymbolTable::gather((0..outlines.len()).map(taken))?;
+        // A kept file's symbols are copied as stored (but for their file
+        // and container numbers), not decoded and encoded again.
+        let damaged = || Error::Parse("damaged symbol table".into());
+        let mut table = TableWriter::with_capacity(previous.len());
+        let mut first = Vec::with_capacity(outlines.len() + 1);
         let mut renumber = vec![u32::MAX; previous.len()];
-        let mut fresh = Vec::new();
-        for (f, w) in first.windows(2).enumerate() {
-            let (base, count) = (w[0], w[1] - w[0]);
-            let old = kept.get(f).copied().flatten().and_then(range).and_then(|(start, end)| {
-                let given = outlines.get(f).copied().flatten();
-                let same = end.checked_sub(start) == Some(count)
-                    && given.is_none_or(|outline| {
-                        outline.symbols.iter().zip(start..end).all(|(s, i)| {
-                            previous.text(i as usize * STRINGS) == s.name
-                                && previous
-                                    .records
-                                    .get(i as usize * RECORD)
-                                    .map(|&r| r & ((1 << KIND_BITS) - 1))
-                                    == Some(s.kind as u32)
-                        })
-                    });
-                same.then_some(start)
-            });
-            match old {
-                Some(start) => {
-                    let old = renumber.get_mut(start as usize..(start + count) as usize);
-                    for (k, n) in old.into_iter().flatten().enumerate() {
-                        *n = base + k as u32;
+        let mut fresh: Vec<(u32, &Symbol)> = Vec::new();
+        for f in 0..outlines.len() {
+            let base = table.len() as u32;
+            first.push(base);
+            let old = kept.get(f).copied().flatten().and_then(range);
+            let (start, count) = match outlines.get(f).copied().flatten() {
+                Some(outline) => {
+                    let symbols = &outline.symbols;
+                    for s in symbols {
+                        let container = s.container.map(|c| (c + base, symbols.get(c as usize)));
+                        table.push(s, container)?;
                     }
+                    let same = old.filter(|&(start, end)| {
+                        end.checked_sub(start) == Some(symbols.len() as u32)
+                            && symbols.iter().zip(start..end).all(|(s, i)| {
+                                previous.text(i as usize * STRINGS) == s.name
+                                    && previous
+                                        .records
+                                        .get(i as usize * RECORD)
+                                        .map(|&r| r & ((1 << KIND_BITS) - 1))
+                                        == Some(s.kind as u32)
+                            })
+                    });
+                    if same.is_none() {
+                        fresh.extend((base..).zip(symbols));
+                    }
+                    (same.map(|(start, _)| start), symbols.len() as u32)
                 }
-                None => fresh.extend(base..base + count),
+                None => {
+                    let (start, end) =
+                        old.ok_or_else(|| Error::Parse(format!("no symbols for file {f}")))?;
+                    for i in start..end {
+                        table
+                            .copy(previous, i, FileId(f as u32), start, base)
+                            .ok_or_else(damaged)?;
+                    }
+                    (Some(start), end - start)
+                }
+            };
+            if let Some(start) = start {
+                let old = renumber.get_mut(start as usize..(start + count) as usize);
+                for (k, n) in old.into_iter().flatten().enumerate() {
+                    *n = base + k as u32;
+                }
             }
         }
-        let [names, words, doc_words] = SymbolTable::analyze(&symbols, &fresh, analyzer);
+        first.push(table.len() as u32);
+        let [names, words, doc_words] = SymbolTable::analyze(&fresh, analyzer);
         let postings = [
             previous.names.merged(&renumber, names)?,
             previous.words.merged(&renumber, words)?,
             previous.doc_words.merged(&renumber, doc_words)?,
         ];
-        SymbolTable::assemble(symbols, first, postings, analyzer)
+        table.finish(first, postings, analyzer)
     }
 
     /// The symbols of every file, in file order, their containers numbered
@@ -401,13 +533,9 @@ impl SymbolTable {
     }
 
     /// The normalized names, analyzed name words and analyzed doc-summary
-    /// words of the symbols numbered `ids` (ascending), each with the
+    /// words of `symbols` (with their ids, ascending), each with the
     /// symbols that have it.
-    fn analyze(
-        symbols: &[Symbol],
-        ids: &[u32],
-        analyzer: Analyzer,
-    ) -> [BTreeMap<String, Vec<u32>>; 3] {
+    fn analyze(symbols: &[(u32, &Symbol)], analyzer: Analyzer) -> [BTreeMap<String, Vec<u32>>; 3] {
         // Analyzing names and doc summaries (stemming every word) is most
         // of the work: done in parallel, then gathered in symbol order.
         let distinct_terms = |text: &str| {
@@ -419,17 +547,16 @@ impl SymbolTable {
             });
             seen
         };
-        let analyzed: Vec<(String, Vec<String>, Vec<String>)> = ids
+        let analyzed: Vec<(String, Vec<String>, Vec<String>)> = symbols
             .par_iter()
-            .filter_map(|&i| symbols.get(i as usize))
-            .map(|s| {
+            .map(|(_, s)| {
                 (normalize(&s.name), distinct_terms(&s.name), distinct_terms(doc_summary(&s.doc)))
             })
             .collect();
         let mut names: BTreeMap<String, Vec<u32>> = BTreeMap::new();
         let mut words: BTreeMap<String, Vec<u32>> = BTreeMap::new();
         let mut doc_words: BTreeMap<String, Vec<u32>> = BTreeMap::new();
-        for (&id, (key, name_words, summary_words)) in ids.iter().zip(analyzed) {
+        for (&(id, _), (key, name_words, summary_words)) in symbols.iter().zip(analyzed) {
             if !key.is_empty() {
                 names.entry(key).or_default().push(id);
             }
@@ -448,56 +575,14 @@ impl SymbolTable {
     fn assemble(
         symbols: Vec<Symbol>,
         first: Vec<u32>,
-        [names, words, doc_words]: [Postings; 3],
+        postings: [Postings; 3],
         analyzer: Analyzer,
     ) -> Result<SymbolTable> {
-        let mut records = Vec::with_capacity(symbols.len() * RECORD);
-        let mut text_offsets = Vec::with_capacity(symbols.len() * STRINGS + 1);
-        let mut texts = String::new();
-        let mut details: Vec<&str> = Vec::with_capacity(symbols.len() * DETAILS);
-        text_offsets.push(0u32);
+        let mut table = TableWriter::with_capacity(symbols.len());
         for s in &symbols {
-            let tokens = maguyva_core::tokens::count_tokens(&s.name).min(255) as u32;
-            let container = s.container.and_then(|c| symbols.get(c as usize));
-            let qualified = Qualified::choose(
-                &s.qualified_name,
-                &s.name,
-                container.map(|c| c.qualified_name.as_str()),
-            );
-            records.extend([
-                s.kind as u32 | tokens << KIND_BITS | (qualified as u32) << QUALIFIED_SHIFT,
-                s.file.0,
-                s.lines.start(),
-                s.lines.end(),
-                s.name_line,
-                s.container.unwrap_or(NO_CONTAINER),
-            ]);
-            // The doc comment's summary is what search and listings use;
-            // the rest stays in the source, and is most of a documented
-            // library's symbol strings.
-            let qualified_text = match qualified {
-                Qualified::Stored => s.qualified_name.as_str(),
-                _ => "",
-            };
-            details.extend([s.signature.as_str(), doc_summary(&s.doc)]);
-            for text in [&s.name, qualified_text] {
-                texts.push_str(text);
-                let end = u32::try_from(texts.len())
-                    .map_err(|_| Error::Parse("symbol strings exceed 4 GiB".into()))?;
-                text_offsets.push(end);
-            }
+            table.push(s, s.container.map(|c| (c, symbols.get(c as usize))))?;
         }
-        Ok(SymbolTable {
-            records: records.into(),
-            text_offsets: text_offsets.into(),
-            texts: Text::from_string(texts),
-            details: PackedStrings::build(&details)?,
-            first: first.into(),
-            names,
-            words,
-            doc_words,
-            analyzer,
-        })
+        table.finish(first, postings, analyzer)
     }
 
     /// Number of symbols.
