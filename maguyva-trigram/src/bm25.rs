@@ -1,7 +1,9 @@
 //! BM25 over code-aware tokens. Documents are fragments; the term dictionary
-//! is an fst map from token to where its posting list starts; a list is its
-//! document frequency then that many LEB128 pairs (chunk delta, term
-//! frequency). Format: `doc/format/text.md`.
+//! is an fst map from token to its number in term order, and an array of
+//! where each term's posting list starts; a list is its document frequency,
+//! then per document its delta shifted left with the low bit set when the
+//! term occurs once (most postings), else followed by the term frequency.
+//! Format: `doc/format/text.md`.
 
 use crate::error::{Error, Result};
 use maguyva_core::varint;
@@ -30,33 +32,95 @@ impl Default for Bm25Params {
 }
 
 /// The stored form of a [`Bm25Index`], read in place from the index file.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub(crate) struct Bm25Parts {
     analyzer: Analyzer,
     terms: Bytes,
+    /// `offs[t]..offs[t + 1]` is term `t`'s posting list in `blob`.
+    offs: Offsets,
     blob: Bytes,
     doc_len: Array<u32>,
 }
 
 impl Bm25Parts {
     /// Adds the parts to a file being written, as sections named
-    /// `{prefix}.meta`, `.terms`, `.blob` and `.dlen`.
+    /// `{prefix}.meta`, `.terms`, `.offs`, `.blob` and `.dlen`.
     pub(crate) fn write(&self, w: &mut SectionWriter, prefix: &str) -> maguyva_core::Result<()> {
         w.encoded(&format!("{prefix}.meta"), "analyzer", &self.analyzer)?
-            .bytes(&format!("{prefix}.terms"), &self.terms)?
-            .bytes(&format!("{prefix}.blob"), &self.blob)?
+            .bytes(&format!("{prefix}.terms"), &self.terms)?;
+        match &self.offs {
+            Offsets::Narrow(offs) => w.array(&format!("{prefix}.offs"), offs)?,
+            Offsets::Wide(offs) => w.array(&format!("{prefix}.offs"), offs)?,
+        };
+        w.bytes(&format!("{prefix}.blob"), &self.blob)?
             .array(&format!("{prefix}.dlen"), &self.doc_len)?;
         Ok(())
     }
 
     /// The parts written by [`Bm25Parts::write`] with `prefix`.
     pub(crate) fn open(file: &SectionFile, prefix: &str) -> maguyva_core::Result<Bm25Parts> {
+        let blob = file.bytes(&format!("{prefix}.blob"))?;
+        let offs = format!("{prefix}.offs");
+        let offs = match Offsets::narrow(blob.len()) {
+            true => Offsets::Narrow(file.array(&offs)?),
+            false => Offsets::Wide(file.array(&offs)?),
+        };
         Ok(Bm25Parts {
             analyzer: file.decode(&format!("{prefix}.meta"))?,
             terms: file.bytes(&format!("{prefix}.terms"))?,
-            blob: file.bytes(&format!("{prefix}.blob"))?,
+            offs,
+            blob,
             doc_len: file.array(&format!("{prefix}.dlen"))?,
         })
+    }
+}
+
+/// Where each term's posting list starts, and where the last ends: two
+/// bytes an entry when the blob is under 64 KiB (a small repository's,
+/// whose index has the least room to spare for them), else four.
+#[derive(Debug, Clone)]
+enum Offsets {
+    Narrow(Array<u16>),
+    Wide(Array<u32>),
+}
+
+impl Offsets {
+    /// Whether the offsets into a blob of `len` bytes take two bytes.
+    fn narrow(len: usize) -> bool {
+        len <= usize::from(u16::MAX)
+    }
+
+    /// The offsets `offs` into a blob of `len` bytes, none past it.
+    fn new(offs: Vec<u32>, len: usize) -> Offsets {
+        match Offsets::narrow(len) {
+            true => Offsets::Narrow(offs.iter().map(|&o| o as u16).collect::<Vec<u16>>().into()),
+            false => Offsets::Wide(offs.into()),
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Offsets::Narrow(a) => a.len(),
+            Offsets::Wide(a) => a.len(),
+        }
+    }
+
+    fn get(&self, i: usize) -> Option<u32> {
+        match self {
+            Offsets::Narrow(a) => a.get(i).map(|&o| u32::from(o)),
+            Offsets::Wide(a) => a.get(i).copied(),
+        }
+    }
+
+    /// Whether there is one offset per list and one more, starting at 0,
+    /// never decreasing and ending at `end`.
+    fn fit(&self, lists: usize, end: usize) -> bool {
+        let all = (0..self.len()).filter_map(|i| self.get(i));
+        let rising = all.clone().zip(all.skip(1)).all(|(a, b)| a <= b);
+        self.len() == lists + 1
+            && self.get(0) == Some(0)
+            && rising
+            && self.get(lists).is_some_and(|last| last as usize == end)
     }
 }
 
@@ -97,21 +161,18 @@ impl Bm25Index {
     pub fn from_terms(matrix: &TermMatrix) -> Result<Bm25Index> {
         let mut builder = fst::MapBuilder::memory();
         let mut blob = Vec::new();
-        for (term, list) in matrix.terms().iter().zip(matrix.postings()) {
-            builder.insert(term.as_bytes(), blob.len() as u64)?;
-            varint::push(&mut blob, list.len() as u64);
-            let mut prev = 0u32;
-            for (d, tf) in list {
-                varint::push(&mut blob, u64::from(d - prev));
-                varint::push(&mut blob, u64::from(tf));
-                prev = d;
-            }
+        let mut offs = vec![0u32];
+        for (t, (term, list)) in matrix.terms().iter().zip(matrix.postings()).enumerate() {
+            builder.insert(term.as_bytes(), t as u64)?;
+            push_list(&mut blob, list.len(), list)?;
+            offs.push(blob_end(&blob)?);
         }
         let analyzer = matrix.analyzer();
         let doc_len = matrix.lengths().to_vec();
         let parts = Bm25Parts {
             analyzer,
             terms: Bytes::from_vec(builder.into_inner()?),
+            offs: Offsets::new(offs, blob.len()),
             blob: Bytes::from_vec(blob),
             doc_len: doc_len.into(),
         };
@@ -120,6 +181,9 @@ impl Bm25Index {
 
     pub(crate) fn from_parts(parts: Bm25Parts) -> Result<Bm25Index> {
         let terms = fst::Map::new(parts.terms.clone())?;
+        if !parts.offs.fit(terms.len(), parts.blob.len()) {
+            return Err(Error::DamagedPostings(0));
+        }
         let total: u64 = parts.doc_len.iter().map(|&l| u64::from(l)).sum();
         let avg_len =
             if parts.doc_len.is_empty() { 1.0 } else { total as f32 / parts.doc_len.len() as f32 };
@@ -147,9 +211,16 @@ impl Bm25Index {
 
     /// Number of documents containing `term` (already a token).
     pub fn document_frequency(&self, term: &str) -> u32 {
-        let Some(at) = self.terms.get(term) else { return 0 };
-        let mut pos = at as usize;
-        varint::read(&self.parts.blob, &mut pos).map_or(0, |df| df.min(u64::from(u32::MAX)) as u32)
+        let Some(list) = self.terms.get(term).and_then(|t| self.list(t)) else { return 0 };
+        let mut pos = 0;
+        varint::read(list, &mut pos).map_or(0, |df| df.min(u64::from(u32::MAX)) as u32)
+    }
+
+    /// The stored posting list of term number `t`.
+    fn list(&self, t: u64) -> Option<&[u8]> {
+        let t = usize::try_from(t).ok()?;
+        let (a, b) = (self.parts.offs.get(t)?, self.parts.offs.get(t + 1)?);
+        self.parts.blob.get(a as usize..b as usize)
     }
 
     /// Inverse document frequency of a term (the BM25 form, never negative).
@@ -162,32 +233,34 @@ impl Bm25Index {
     /// Calls `f(chunk, tf)` for every document containing `term`.
     pub fn for_each_posting(&self, term: &str, f: impl FnMut(ChunkId, u32)) -> Result<()> {
         match self.terms.get(term) {
-            Some(at) => self.postings_at(at, f).map(|_| ()),
+            Some(t) => self.postings_at(t, f),
             None => Ok(()),
         }
     }
 
-    /// Calls `f(chunk, tf)` for every posting of the list starting at `at`;
-    /// returns where the list ends.
-    fn postings_at(&self, at: u64, mut f: impl FnMut(ChunkId, u32)) -> Result<usize> {
-        let damaged = || Error::DamagedPostings(at);
-        let bytes: &[u8] = &self.parts.blob;
-        let mut pos = usize::try_from(at).map_err(|_| damaged())?;
+    /// Calls `f(chunk, tf)` for every posting of term number `t`.
+    fn postings_at(&self, t: u64, mut f: impl FnMut(ChunkId, u32)) -> Result<()> {
+        let damaged = || Error::DamagedPostings(t);
+        let bytes = self.list(t).ok_or_else(damaged)?;
+        let mut pos = 0;
         let df = varint::read(bytes, &mut pos).ok_or_else(damaged)?;
         let mut doc = 0u64;
         for _ in 0..df {
-            let (Some(delta), Some(tf)) =
-                (varint::read(bytes, &mut pos), varint::read(bytes, &mut pos))
-            else {
-                return Err(damaged());
+            let head = varint::read(bytes, &mut pos).ok_or_else(damaged)?;
+            let tf = match head & 1 {
+                1 => 1,
+                _ => varint::read(bytes, &mut pos).ok_or_else(damaged)?,
             };
-            doc += delta;
+            doc += head >> 1;
             if doc as usize >= self.parts.doc_len.len() {
                 return Err(damaged());
             }
-            f(ChunkId(doc as u32), tf as u32);
+            f(ChunkId(doc as u32), tf.min(u64::from(u32::MAX)) as u32);
         }
-        Ok(pos)
+        match pos == bytes.len() {
+            true => Ok(()),
+            false => Err(damaged()),
+        }
     }
 
     /// The index of a corpus that differs from this one's in some
@@ -217,17 +290,22 @@ impl Bm25Index {
         // Most lists of a small change name no changed document: when
         // every old document of a list keeps its id, its bytes are copied.
         let unmoved = |d: usize| kept.get(d).copied().flatten() == Some(d as u32);
-        let mut builder = fst::MapBuilder::memory();
         let mut blob = Vec::with_capacity(self.parts.blob.len());
+        let mut offs = Vec::with_capacity(self.parts.offs.len());
+        offs.push(0u32);
+        // The terms in order, to make the dictionary of when they are not
+        // the old one's (a term came or went).
+        let (mut keys, mut key_ends): (Vec<u8>, Vec<usize>) = (Vec::new(), Vec::new());
+        let mut same_terms = true;
         let mut olds: Vec<(u32, u32)> = Vec::new();
         let mut news: Vec<(u32, u32)> = Vec::new();
         let (mut old, mut new) = (self.terms.stream(), fresh.terms.stream());
         let (mut key_a, mut key_b) = (Vec::new(), Vec::new());
         let next = |stream: &mut fst::map::Stream<'_>, key: &mut Vec<u8>| {
-            let (k, at) = stream.next()?;
+            let (k, t) = stream.next()?;
             key.clear();
             key.extend_from_slice(k);
-            Some(at)
+            Some(t)
         };
         let (mut a, mut b) = (next(&mut old, &mut key_a), next(&mut new, &mut key_b));
         loop {
@@ -236,62 +314,62 @@ impl Bm25Index {
                 (Some(_), Some(_)) => (key_a <= key_b, key_b <= key_a),
                 (a, b) => (a.is_some(), b.is_some()),
             };
-            let at_start = blob.len() as u64;
             let (mut raw, mut moved) = (None, false);
             olds.clear();
             news.clear();
-            if let Some(at) = a.filter(|_| take_a) {
-                let end = self.postings_at(at, |d, tf| {
+            if let Some(t) = a.filter(|_| take_a) {
+                self.postings_at(t, |d, tf| {
                     moved |= !unmoved(d.index());
                     if let Some(Some(n)) = kept.get(d.index()) {
                         olds.push((*n, tf));
                     }
                 })?;
-                raw = Some((at as usize, end));
+                raw = self.list(t);
             }
-            if let Some(at) = b.filter(|_| take_b) {
-                fresh.postings_at(at, |d, tf| {
+            if let Some(t) = b.filter(|_| take_b) {
+                fresh.postings_at(t, |d, tf| {
                     if let Some(&n) = fresh_ids.get(d.index()) {
                         news.push((n, tf));
                     }
                 })?;
                 raw = None;
             }
-            let key = if take_a { &key_a } else { &key_b };
+            let before = blob.len();
             match raw.filter(|_| !moved) {
-                Some((from, to)) => {
-                    let list = self.parts.blob.get(from..to);
-                    blob.extend_from_slice(list.ok_or(Error::DamagedPostings(from as u64))?);
+                Some(list) => blob.extend_from_slice(list),
+                None if olds.is_empty() && news.is_empty() => {
+                    // Every document that had the term changed or went.
                 }
                 None => {
-                    if olds.is_empty() && news.is_empty() {
-                        // Every document that had the term changed or went.
-                    } else {
-                        // Both lists rise (kept ids keep their order), so
-                        // they are merged, not sorted.
-                        let count = (olds.len() + news.len()) as u64;
-                        varint::push(&mut blob, count);
-                        let mut prev = 0u32;
-                        let mut push = |(d, tf): (u32, u32)| {
-                            varint::push(&mut blob, u64::from(d - prev));
-                            varint::push(&mut blob, u64::from(tf));
-                            prev = d;
+                    // Both lists rise (kept ids keep their order), so they
+                    // are merged, not sorted.
+                    let (mut i, mut j) = (0, 0);
+                    let merged = std::iter::from_fn(|| {
+                        let next = match (olds.get(i), news.get(j)) {
+                            (Some(&o), Some(&n)) if o.0 < n.0 => Some(o),
+                            (_, Some(&n)) => Some(n),
+                            (Some(&o), None) => Some(o),
+                            (None, None) => None,
                         };
-                        let (mut i, mut j) = (0, 0);
-                        while i < olds.len() || j < news.len() {
-                            if j >= news.len() || (i < olds.len() && olds[i].0 < news[j].0) {
-                                push(olds[i]);
-                                i += 1;
-                            } else {
-                                push(news[j]);
-                                j += 1;
-                            }
+                        match next {
+                            Some(p) if olds.get(i) == Some(&p) => i += 1,
+                            Some(_) => j += 1,
+                            None => {}
                         }
-                    }
+                        next
+                    });
+                    push_list(&mut blob, olds.len() + news.len(), merged)?;
                 }
             }
-            if blob.len() as u64 > at_start {
-                builder.insert(key, at_start)?;
+            let key = if take_a { &key_a } else { &key_b };
+            match blob.len() > before {
+                true => {
+                    offs.push(blob_end(&blob)?);
+                    keys.extend_from_slice(key);
+                    key_ends.push(keys.len());
+                    same_terms &= take_a;
+                }
+                false => same_terms &= !take_a,
             }
             if take_a {
                 a = next(&mut old, &mut key_a);
@@ -300,9 +378,24 @@ impl Bm25Index {
                 b = next(&mut new, &mut key_b);
             }
         }
+        // The dictionary maps each term to its number: the old one serves
+        // as long as the terms are the same (most small changes).
+        let terms = match same_terms {
+            true => self.parts.terms.clone(),
+            false => {
+                let mut builder = fst::MapBuilder::memory();
+                let mut start = 0;
+                for (t, &end) in key_ends.iter().enumerate() {
+                    builder.insert(&keys[start..end], t as u64)?;
+                    start = end;
+                }
+                Bytes::from_vec(builder.into_inner()?)
+            }
+        };
         Bm25Index::from_parts(Bm25Parts {
             analyzer: self.parts.analyzer,
-            terms: Bytes::from_vec(builder.into_inner()?),
+            terms,
+            offs: Offsets::new(offs, blob.len()),
             blob: Bytes::from_vec(blob),
             doc_len: doc_len.into(),
         })
@@ -373,6 +466,34 @@ pub(crate) fn keep_best<T>(
     items.sort_by(cmp);
 }
 
+/// Appends a posting list of `count` (document, term frequency) pairs in
+/// rising document order.
+fn push_list(
+    blob: &mut Vec<u8>,
+    count: usize,
+    postings: impl IntoIterator<Item = (u32, u32)>,
+) -> Result<()> {
+    varint::push(blob, count as u64);
+    let mut prev = 0u32;
+    for (d, tf) in postings {
+        let delta = u64::from(d.checked_sub(prev).ok_or(Error::DamagedPostings(0))?);
+        match tf {
+            1 => varint::push(blob, delta << 1 | 1),
+            _ => {
+                varint::push(blob, delta << 1);
+                varint::push(blob, u64::from(tf));
+            }
+        }
+        prev = d;
+    }
+    Ok(())
+}
+
+/// The length of a blob as a list offset.
+fn blob_end(blob: &[u8]) -> Result<u32> {
+    u32::try_from(blob.len()).map_err(|_| Error::DamagedPostings(blob.len() as u64))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -397,9 +518,42 @@ mod tests {
                 .unwrap();
             let rebuilt = Bm25Index::build(&new, analyzer).unwrap();
             prop_assert_eq!(&*merged.parts.terms, &*rebuilt.parts.terms);
+            let offs = |p: &Bm25Parts| (0..p.offs.len()).filter_map(|i| p.offs.get(i)).collect::<Vec<u32>>();
+            prop_assert_eq!(offs(&merged.parts), offs(&rebuilt.parts));
             prop_assert_eq!(&*merged.parts.blob, &*rebuilt.parts.blob);
             prop_assert_eq!(&*merged.parts.doc_len, &*rebuilt.parts.doc_len);
         }
+    }
+
+    #[test]
+    fn postings_of_a_single_occurrence_take_a_byte() {
+        let idx =
+            Bm25Index::build(&["zeta", "zeta zeta", "zeta"], Analyzer { stem: false }).unwrap();
+        let t = idx.terms.get("zeta").unwrap();
+        // Three documents; deltas 0, 1, 1; the second holds it twice.
+        assert_eq!(idx.list(t).unwrap(), &[3, 0b1, 0b10, 2, 0b11]);
+        let mut seen = Vec::new();
+        idx.for_each_posting("zeta", |c, tf| seen.push((c.0, tf))).unwrap();
+        assert_eq!(seen, vec![(0, 1), (1, 2), (2, 1)]);
+    }
+
+    #[test]
+    fn a_damaged_list_is_reported() {
+        let idx = index();
+        let mut parts = idx.parts.clone();
+        // A list that claims more postings than it holds.
+        let mut blob = parts.blob.to_vec();
+        blob[0] = 0x7f;
+        parts.blob = Bytes::from_vec(blob);
+        let damaged = Bm25Index::from_parts(parts).unwrap();
+        let mut terms = damaged.terms.stream();
+        let first = fst::Streamer::next(&mut terms).map(|(k, _)| k.to_vec()).unwrap();
+        let term = String::from_utf8(first).unwrap();
+        assert!(damaged.for_each_posting(&term, |_, _| {}).is_err());
+        // Offsets that do not end at the blob's end.
+        let mut parts = idx.parts.clone();
+        parts.blob = Bytes::from_vec(parts.blob[1..].to_vec());
+        assert!(Bm25Index::from_parts(parts).is_err());
     }
 
     fn index() -> Bm25Index {
@@ -445,6 +599,26 @@ mod tests {
         let a = idx.search("server", Bm25Params::default(), 5).unwrap();
         let b = again.search("server", Bm25Params::default(), 5).unwrap();
         assert_eq!(a, b);
+    }
+
+    #[test]
+    fn offsets_are_narrow_for_a_small_blob_and_wide_past_64_kib() {
+        for (docs, narrow) in [(100, true), (20_000, false)] {
+            let texts: Vec<String> = (0..docs).map(|i| format!("word{i} shared")).collect();
+            let idx = Bm25Index::build(&texts, Analyzer { stem: false }).unwrap();
+            assert_eq!(matches!(idx.parts.offs, Offsets::Narrow(_)), narrow, "{docs}");
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("bm25.mgv");
+            let mut w = SectionWriter::new(crate::TEXT_FORMAT);
+            idx.parts.write(&mut w, "b").unwrap();
+            w.write(&path).unwrap();
+            let file = SectionFile::open(&path, crate::TEXT_FORMAT).unwrap();
+            let again = Bm25Index::from_parts(Bm25Parts::open(&file, "b").unwrap()).unwrap();
+            let last = format!("word{}", docs - 1);
+            let hits = again.search(&last, Bm25Params::default(), 3).unwrap();
+            assert_eq!(hits[0].chunk.0, docs - 1);
+            assert_eq!(again.document_frequency("shared"), docs);
+        }
     }
 
     #[test]

@@ -27,7 +27,7 @@ pub const TEXT_FILE: &str = "text.mgv";
 /// place; v5 short trigram lists as varint gaps; v6 the trigram table in
 /// blocks (`t.first`, `t.start`); v7 dense trigram lists as plain bitmaps
 /// instead of roaring ones.
-pub const TEXT_FORMAT: FormatVersion = FormatVersion { kind: *b"TEXT", current: 7, oldest: 7 };
+pub const TEXT_FORMAT: FormatVersion = FormatVersion { kind: *b"TEXT", current: 8, oldest: 8 };
 
 /// How much a match in the file's path counts against a match in the
 /// fragment's text; set by measurement on the development benchmark.
