@@ -536,9 +536,13 @@ impl GraphBuilder {
         // An edit that links as the file did (a comment, a function's body)
         // leaves the same nodes and edges, so centrality and degrees are
         // those of the previous graph.
+        let n = files.len() + defs.len();
         let same_links = |p: &PreviousGraph| {
             let key = |e: &Edge| (e.from, e.to, e.kind, e.ambiguous);
-            p.s.edges.len() == edges.len() && p.s.edges.iter().map(key).eq(edges.iter().map(key))
+            let whole = [p.s.pagerank.len(), p.s.in_degree.len(), p.s.out_degree.len()];
+            whole == [n; 3]
+                && p.s.edges.len() == edges.len()
+                && p.s.edges.iter().map(key).eq(edges.iter().map(key))
         };
         let (pagerank, in_degree, out_degree) = match previous.filter(same_links) {
             Some(p) => (p.s.pagerank, p.s.in_degree, p.s.out_degree),

@@ -236,7 +236,7 @@ fn embed(
     };
     if let EmbedderChoice::Corpus { dimensions } = settings.embedder {
         let mut kept = None;
-        if let Some(p) = previous().filter(|_| options.reuse_model) {
+        if let Some(p) = options.reuse_model.then(previous).flatten() {
             let hashes = documents.hashes(&p).or_else(|| {
                 documents.complete();
                 documents.hashes(&p)
