@@ -343,21 +343,7 @@ impl Bm25Index {
                 None => {
                     // Both lists rise (kept ids keep their order), so they
                     // are merged, not sorted.
-                    let (mut i, mut j) = (0, 0);
-                    let merged = std::iter::from_fn(|| {
-                        let next = match (olds.get(i), news.get(j)) {
-                            (Some(&o), Some(&n)) if o.0 < n.0 => Some(o),
-                            (_, Some(&n)) => Some(n),
-                            (Some(&o), None) => Some(o),
-                            (None, None) => None,
-                        };
-                        match next {
-                            Some(p) if olds.get(i) == Some(&p) => i += 1,
-                            Some(_) => j += 1,
-                            None => {}
-                        }
-                        next
-                    });
+                    let merged = crate::postings::merge_rising(&olds, &news, |p| p.0);
                     push_list(&mut blob, olds.len() + news.len(), merged)?;
                 }
             }

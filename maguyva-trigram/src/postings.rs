@@ -117,16 +117,7 @@ impl TrigramPostings {
                     // Both lists rise (kept ids keep their order): merged,
                     // not sorted.
                     ids.clear();
-                    let (mut i, mut j) = (0, 0);
-                    while i < olds.len() || j < news.len() {
-                        if j >= news.len() || (i < olds.len() && olds[i] < news[j]) {
-                            ids.push(olds[i]);
-                            i += 1;
-                        } else {
-                            ids.push(news[j]);
-                            j += 1;
-                        }
-                    }
+                    ids.extend(merge_rising(&olds, &news, |&f| f));
                     if !ids.is_empty() {
                         table.push(key, ids.iter().copied());
                     }
@@ -315,6 +306,27 @@ impl TableWriter {
             files,
         }
     }
+}
+
+/// The items of two lists that rise by `key` and share no key, as one
+/// rising list (a patch's kept and fresh postings: no sort needed).
+pub(crate) fn merge_rising<'a, T: Copy, K: Ord>(
+    a: &'a [T],
+    b: &'a [T],
+    key: impl Fn(&T) -> K + 'a,
+) -> impl Iterator<Item = T> + 'a {
+    let (mut i, mut j) = (0, 0);
+    std::iter::from_fn(move || {
+        let from_a = match (a.get(i), b.get(j)) {
+            (Some(x), Some(y)) => key(x) < key(y),
+            (x, _) => x.is_some(),
+        };
+        let next = match from_a {
+            true => a.get(i).inspect(|_| i += 1),
+            false => b.get(j).inspect(|_| j += 1),
+        };
+        next.copied()
+    })
 }
 
 /// Sorts `(trigram << 32) | file` pairs that come in file order by trigram,

@@ -592,13 +592,11 @@ impl Previous {
     /// modification time than in the previous generation, by that
     /// generation's language for the path or else the file's name.
     fn likely_changed_languages(&self, files: &[maguyva_core::FileStat]) -> Vec<Language> {
-        let by_path: std::collections::HashMap<&str, &FileEntry> =
-            self.manifest.files.iter().map(|f| (f.path.as_str(), f)).collect();
         let mut languages: Vec<Language> = files
             .iter()
-            .filter_map(|f| match by_path.get(f.path.as_str()) {
-                Some(old) if old.size == f.size && old.mtime_ns == f.mtime_ns => None,
-                Some(old) => old.language,
+            .filter_map(|f| match self.entry(&f.path) {
+                Some((_, old)) if old.size == f.size && old.mtime_ns == f.mtime_ns => None,
+                Some((_, old)) => old.language,
                 None => Language::detect(f.path.rsplit('/').next().unwrap_or(&f.path), ""),
             })
             .collect();
@@ -611,21 +609,22 @@ impl Previous {
     /// one had the same path, text and language (its outline, symbols,
     /// fragments and links are the ones it had there).
     fn kept_files(&self, files: &[maguyva_core::SourceFile]) -> Vec<Option<FileId>> {
-        let by_path: std::collections::HashMap<&str, (u32, &FileEntry)> = self
-            .manifest
-            .files
-            .iter()
-            .enumerate()
-            .map(|(i, f)| (f.path.as_str(), (i as u32, f)))
-            .collect();
         files
             .iter()
             .map(|f| {
-                let &(i, old) = by_path.get(f.path.as_str())?;
+                let (i, old) = self.entry(&f.path)?;
                 (old.hash == f.hash && old.size == f.size && old.language == f.language)
                     .then_some(FileId(i))
             })
             .collect()
+    }
+
+    /// The previous generation's file at `path`, with its number. A
+    /// manifest lists its files in path order, as the walk gives them.
+    fn entry(&self, path: &str) -> Option<(u32, &FileEntry)> {
+        let files = &self.manifest.files;
+        let i = files.binary_search_by(|f| f.path.as_str().cmp(path)).ok()?;
+        Some((i as u32, files.get(i)?))
     }
 
     /// The previous graph, to take the links of the files that did not
