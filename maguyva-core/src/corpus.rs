@@ -74,7 +74,8 @@ pub enum SkipReason {
     /// Not a regular file (socket, fifo, device).
     NotRegular,
     /// Made by a tool, not written: a source map, minified JavaScript, CSS
-    /// or HTML, or HTML a documentation tool rendered ([`is_generated`]).
+    /// or HTML, a bundle in a `dist` folder, or HTML a documentation tool
+    /// rendered ([`is_generated`]).
     /// Its text is noise to every retriever.
     Generated,
 }
@@ -406,7 +407,8 @@ pub fn is_binary(bytes: &[u8]) -> bool {
 }
 
 /// Whether a file is machine-made text no one reads or searches for: a
-/// source map (`.map`, a JSON object with a `"version"`); JavaScript, CSS
+/// source map (`.map`, a JSON object with a `"version"`); a bundle
+/// ([`is_bundled`]); JavaScript, CSS
 /// or HTML that is minified (`.min.` in its name, or lines of more than
 /// [`MINIFIED_LINE_BYTES`] on average, the rule GitHub's linguist uses); or
 /// HTML that a tool rendered ([`is_rendered_html`]: API references, coverage
@@ -417,6 +419,9 @@ pub fn is_generated(path: &str, bytes: &[u8]) -> bool {
     let head = head.trim_ascii_start();
     if name.ends_with(".map") {
         return head.starts_with(b"{") && memchr::memmem::find(head, b"\"version\"").is_some();
+    }
+    if is_bundled(path) {
+        return true;
     }
     let lower = name.to_ascii_lowercase();
     let html = [".html", ".htm", ".xhtml"].iter().any(|e| lower.ends_with(e));
@@ -429,6 +434,16 @@ pub fn is_generated(path: &str, bytes: &[u8]) -> bool {
     }
     let lines = memchr::memchr_iter(b'\n', bytes).count() + usize::from(!bytes.ends_with(b"\n"));
     name.contains(".min.") || bytes.len() / lines.max(1) > MINIFIED_LINE_BYTES
+}
+
+/// Whether a path is JavaScript, its type declarations or CSS in a `dist`
+/// folder, where bundlers put what they build from the sources beside it:
+/// indexed, each bundle repeats the code it was made from.
+pub fn is_bundled(path: &str) -> bool {
+    const BUILT: [&str; 7] = [".js", ".mjs", ".cjs", ".css", ".d.ts", ".d.mts", ".d.cts"];
+    let mut parts = path.split('/');
+    let name = parts.next_back().unwrap_or(path);
+    parts.any(|p| p == "dist") && BUILT.iter().any(|e| name.ends_with(e))
 }
 
 /// Whether HTML says a tool made it: a `<meta name="generator">` tag, or
@@ -551,6 +566,11 @@ mod tests {
         assert!(!is_generated("src/app.js", b"function a() {\n  return 1;\n}\n"));
         assert!(!is_generated("notes.md", long.as_bytes()), "only code that minifiers make");
         assert!(!is_generated("src/empty.js", b""));
+        assert!(is_generated("dist/esm/app.js", b"function a() {\n  return 1;\n}\n"));
+        assert!(is_generated("packages/ui/dist/index.d.ts", b"export declare const a: 1;\n"));
+        assert!(!is_generated("dist/install.sh", b"echo hi\n"), "only what bundlers make");
+        assert!(!is_generated("src/distance.js", b"function a() {}\n"));
+        assert!(!is_generated("tools/dist.js", b"function a() {}\n"));
         let dir = tree(&[
             ("src/app.js", b"export function start() {}\n"),
             ("dist/app.min.js", b"export function start(){}\n"),

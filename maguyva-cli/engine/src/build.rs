@@ -635,6 +635,17 @@ impl Previous {
     }
 }
 
+/// The languages the files' names say they are in (a shebang is read later).
+fn languages_by_name(files: &[maguyva_core::FileStat]) -> Vec<Language> {
+    let mut languages: Vec<Language> = files
+        .iter()
+        .filter_map(|f| Language::detect(f.path.rsplit('/').next().unwrap_or(&f.path), ""))
+        .collect();
+    languages.sort_unstable();
+    languages.dedup();
+    languages
+}
+
 /// The dependency graph of the corpus, from the structural modality's
 /// definitions, imports and uses of names.
 fn build_graph(
@@ -755,12 +766,15 @@ pub fn build_index_with(
         true => dir.current().ok().flatten().and_then(|g| Previous::open(g, settings)),
         false => None,
     };
-    // The queries of the languages of files that look changed are compiled
-    // while the files are read (tens of milliseconds for a large grammar,
-    // most of a small refresh); a wrong guess costs only that work.
-    if let Some(languages) = previous.as_ref().map(|p| p.likely_changed_languages(&scan.files))
-        && !languages.is_empty()
-    {
+    // The queries of the languages of files that look changed (all of them
+    // in a full build) are compiled while the files are read: tens of
+    // milliseconds for a large grammar, most of a small refresh. A wrong
+    // guess costs only that work.
+    let languages = match &previous {
+        Some(p) => p.likely_changed_languages(&scan.files),
+        None => languages_by_name(&scan.files),
+    };
+    if !languages.is_empty() {
         let compile = move || maguyva_ast::prepare_serially(&languages);
         // Without a thread, the queries are compiled when needed.
         let _ = std::thread::Builder::new().name("queries".into()).spawn(compile);
