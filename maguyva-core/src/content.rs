@@ -150,6 +150,27 @@ impl ContentStore {
         }
     }
 
+    /// A store of `files` (as a manifest records them) in the tree at
+    /// `root` whose texts are `texts` where given, and read from the tree
+    /// when first needed otherwise: for a build that trusts files whose
+    /// size and modification time did not change, and reads them only if
+    /// it must.
+    pub fn partly_read(
+        root: &Path,
+        files: &[FileEntry],
+        texts: Vec<Option<String>>,
+    ) -> ContentStore {
+        let mut store = ContentStore::from_tree(root, files);
+        if let Source::Tree(tree) = &mut store.source {
+            for (cell, text) in tree.texts.iter_mut().zip(texts) {
+                if let Some(text) = text {
+                    *cell = OnceLock::from(text.into_boxed_str());
+                }
+            }
+        }
+        store
+    }
+
     /// The text of a file; empty for an unknown id, and for a file that
     /// changed or became unreadable since it was indexed (see
     /// [`ContentStore::damage`]). Kept for later reads.
@@ -247,7 +268,9 @@ impl ContentStore {
             .into_par_iter()
             .map(|f| {
                 let file = FileId(f as u32);
-                let text = self.text(file);
+                // Not read until a fragment of the file is wanted.
+                let text = std::cell::OnceCell::new();
+                let text = || *text.get_or_init(|| self.text(file));
                 let mut starts: Option<Vec<usize>> = None;
                 fragments
                     .of_file(file)
@@ -258,6 +281,7 @@ impl ContentStore {
                         let frag = fragments.get(c);
                         let body = self.fragment_text(frag);
                         let Some(line) = frag.context_line else { return body.to_string() };
+                        let text = text();
                         let starts = starts.get_or_insert_with(|| line_starts(text));
                         let i = line as usize - 1;
                         let context = match (starts.get(i), starts.get(i + 1)) {

@@ -154,6 +154,12 @@ impl PreviousGraph {
         Ok(PreviousGraph { s, changed })
     }
 
+    /// The package or namespace file `old` (its id in the previous graph)
+    /// declared, if the graph has that file.
+    pub fn declared_package(&self, old: FileId) -> Option<Option<&str>> {
+        self.s.files.get(old.index()).map(|f| f.package.as_deref())
+    }
+
     /// Whether the links of an unchanged file would be resolved now as they
     /// were then: the same files (paths, languages, declared packages) and
     /// module roots, and the same definitions but for where they lie (their

@@ -84,16 +84,35 @@ pub struct BuildOptions {
     /// changed indexed anew) instead of indexing every text again; the
     /// result is the same.
     pub reuse_text: bool,
+    /// Take a file whose size and modification time are the ones the
+    /// previous generation read it with as unchanged, without reading it
+    /// (unless its time is too close to that build's to tell an edit by:
+    /// [`RACY_MTIME_NS`]), as the stale check of a search does.
+    pub trust_unchanged_stat: bool,
 }
 
 impl BuildOptions {
     /// A build from scratch, as `maguyva index` does.
-    pub const FULL: BuildOptions =
-        BuildOptions { reuse_outlines: false, reuse_model: false, reuse_text: false };
+    pub const FULL: BuildOptions = BuildOptions {
+        reuse_outlines: false,
+        reuse_model: false,
+        reuse_text: false,
+        trust_unchanged_stat: false,
+    };
     /// A refresh: parse only what changed, and keep the model.
-    pub const REFRESH: BuildOptions =
-        BuildOptions { reuse_outlines: true, reuse_model: true, reuse_text: true };
+    pub const REFRESH: BuildOptions = BuildOptions {
+        reuse_outlines: true,
+        reuse_model: true,
+        reuse_text: true,
+        trust_unchanged_stat: true,
+    };
 }
+
+/// How long before a build began a file must have been modified for its
+/// size and time to vouch for its text: a file system that keeps times in
+/// whole seconds (two for FAT) gives an edit made in the same second as
+/// the read the same time.
+pub const RACY_MTIME_NS: i64 = 2_000_000_000;
 
 /// How this build's files and fragments stand to the previous
 /// generation's: which are the same ones (renumbered) and which are new.
@@ -155,22 +174,20 @@ impl ChunkChanges {
     }
 }
 
-/// The previous generation's text index patched to describe the files of
-/// this build: the lists of the unchanged files and fragments are read and
+/// The previous generation's text index (`old`) patched to describe the
+/// files of this build: the lists of the unchanged files and fragments are read and
 /// renumbered, and only the others are indexed (`documents` may be empty
 /// for the unchanged fragments). `None` when there is no usable previous
 /// index (then everything is indexed anew).
 fn patched_text_index<S: AsRef<str> + Sync>(
-    previous: &Previous,
+    old: Option<TextIndex>,
     changes: &ChunkChanges,
     content: &ContentStore,
     documents: &[S],
     paths: &[&str],
     roles: &[FileRole],
 ) -> Option<Result<TextIndex>> {
-    let (manifest, old_fragments) = (&previous.manifest, &previous.fragments);
-    let old =
-        TextIndex::load(&previous.generation, manifest.files.len(), old_fragments.len()).ok()?;
+    let old = old?;
     let changes = TextChanges {
         kept_files: &changes.kept_files,
         kept_chunks: &changes.kept_chunks,
@@ -355,7 +372,16 @@ fn folder_of(path: &str) -> String {
 struct Source<'a> {
     path: &'a str,
     language: Option<Language>,
-    text: &'a str,
+    text: Text<'a>,
+}
+
+/// A file's text, or where to get it when it is needed: most files' are
+/// not (a refresh has not read the files it takes as unchanged).
+#[derive(Debug, Clone, Copy)]
+enum Text<'a> {
+    #[cfg(test)]
+    Given(&'a str),
+    Stored(&'a ContentStore, FileId),
 }
 
 impl<'a> Source<'a> {
@@ -366,9 +392,17 @@ impl<'a> Source<'a> {
             .map(|(i, f)| Source {
                 path: &f.path,
                 language: f.language,
-                text: content.text(FileId(i as u32)),
+                text: Text::Stored(content, FileId(i as u32)),
             })
             .collect()
+    }
+
+    fn text(&self) -> &'a str {
+        match self.text {
+            #[cfg(test)]
+            Text::Given(text) => text,
+            Text::Stored(content, id) => content.text(id),
+        }
     }
 }
 
@@ -383,7 +417,7 @@ fn js_module_roots(files: &[Source]) -> Vec<ModuleRoot> {
         let name = f.path.rsplit('/').next().unwrap_or(f.path);
         let folder = folder_of(f.path);
         if name == "package.json" {
-            let Some(json) = lenient_json(f.text) else { continue };
+            let Some(json) = lenient_json(f.text()) else { continue };
             let Some(pkg) = json.get("name").and_then(|n| n.as_str()) else { continue };
             let entry = ["source", "module", "main", "types"]
                 .iter()
@@ -404,7 +438,7 @@ fn js_module_roots(files: &[Source]) -> Vec<ModuleRoot> {
                 language: Language::JavaScript,
             });
         } else if name.starts_with("tsconfig") && name.ends_with(".json") {
-            let Some(json) = lenient_json(f.text) else { continue };
+            let Some(json) = lenient_json(f.text()) else { continue };
             let options = json.get("compilerOptions");
             let base = options
                 .and_then(|o| o.get("baseUrl"))
@@ -469,7 +503,7 @@ fn module_roots(root: &Path, files: &[Source]) -> Vec<ModuleRoot> {
             let dir = f.path.strip_suffix("go.mod")?.trim_end_matches('/').to_string();
             Some(ModuleRoot {
                 dir,
-                path: go_module_path(f.text)?,
+                path: go_module_path(f.text())?,
                 language: maguyva_core::Language::Go,
             })
         })
@@ -484,7 +518,7 @@ fn module_roots(root: &Path, files: &[Source]) -> Vec<ModuleRoot> {
                 let src = if dir.is_empty() { "src".to_string() } else { format!("{dir}/src") };
                 Some(ModuleRoot {
                     dir: src,
-                    path: cargo_package_name(f.text)?,
+                    path: cargo_package_name(f.text())?,
                     language: maguyva_core::Language::Rust,
                 })
             }),
@@ -619,6 +653,17 @@ impl Previous {
             .collect()
     }
 
+    /// The previous generation's record of a file the walk found with the
+    /// size and modification time it had when that generation read it, if
+    /// that time was [`RACY_MTIME_NS`] or more before the build began.
+    fn unchanged(&self, stat: &maguyva_core::FileStat) -> Option<&FileEntry> {
+        let (_, old) = self.entry(&stat.path)?;
+        let began_ms = self.manifest.created_unix_ms.saturating_sub(self.manifest.build_ms);
+        let began_ns = i64::try_from(began_ms).unwrap_or(i64::MAX).saturating_mul(1_000_000);
+        let settled = old.mtime_ns > 0 && old.mtime_ns < began_ns.saturating_sub(RACY_MTIME_NS);
+        (settled && old.size == stat.size && old.mtime_ns == stat.mtime_ns).then_some(old)
+    }
+
     /// The previous generation's file at `path`, with its number. A
     /// manifest lists its files in path order, as the walk gives them.
     fn entry(&self, path: &str) -> Option<(u32, &FileEntry)> {
@@ -627,12 +672,45 @@ impl Previous {
         Some((i as u32, files.get(i)?))
     }
 
+    /// The previous text index, to patch.
+    fn text_index(&self) -> Option<TextIndex> {
+        TextIndex::load(&self.generation, self.manifest.files.len(), self.fragments.len()).ok()
+    }
+
     /// The previous graph, to take the links of the files that did not
     /// change from (`changed[f]` by the new file ids).
     fn graph(&self, changed: Vec<bool>) -> Option<PreviousGraph> {
         let file = CallGraph::open_file(&self.generation).ok()?;
         PreviousGraph::read(&file, graph_definitions(&self.symbols), changed).ok()
     }
+}
+
+/// The walk's files as read, in path order: `read`, and in place of each
+/// file `trusted` gives the previous generation's record, its text not read
+/// (empty).
+fn with_trusted(
+    walked: &[maguyva_core::FileStat],
+    trusted: &[Option<&FileEntry>],
+    read: Vec<maguyva_core::SourceFile>,
+) -> Vec<maguyva_core::SourceFile> {
+    let mut read = read.into_iter().peekable();
+    let mut files = Vec::with_capacity(walked.len());
+    for (stat, old) in walked.iter().zip(trusted) {
+        match old {
+            Some(old) => files.push(maguyva_core::SourceFile {
+                path: old.path.clone(),
+                language: old.language,
+                text: String::new(),
+                size: old.size,
+                mtime_ns: old.mtime_ns,
+                hash: old.hash,
+                lossy: old.lossy,
+            }),
+            // A file the read skipped (binary, too large ...) is not there.
+            None => files.extend(read.next_if(|f| f.path == stat.path)),
+        }
+    }
+    files
 }
 
 /// The languages the files' names say they are in (a shebang is read later).
@@ -655,13 +733,23 @@ fn build_graph(
     taken: &dyn Fn(usize) -> FileOutline,
     symbols: &SymbolTable,
     previous: Option<PreviousGraph>,
+    kept: &[Option<FileId>],
 ) -> Result<CallGraph> {
     let mut b = GraphBuilder::new();
-    for f in files {
+    let kept_package = |i: usize| -> Option<Option<String>> {
+        let old = (*kept.get(i)?)?;
+        Some(previous.as_ref()?.declared_package(old)?.map(str::to_string))
+    };
+    for (i, f) in files.iter().enumerate() {
         b.add_file(FileInfo {
             path: f.path.to_string(),
             language: f.language,
-            package: f.language.and_then(|l| maguyva_ast::declared_package(l, f.text)),
+            // A file kept from the previous graph declares what it did
+            // there, without being read.
+            package: match kept_package(i) {
+                Some(package) => package,
+                None => f.language.and_then(|l| maguyva_ast::declared_package(l, f.text())),
+            },
         });
     }
     for m in module_roots(root, files) {
@@ -741,6 +829,24 @@ pub fn build_index_with(
     options: BuildOptions,
     progress: &dyn Progress,
 ) -> Result<(Index, BuildReport)> {
+    match build_once(root, dir, settings, options, progress) {
+        // A file taken as unchanged changed while the build ran and had to
+        // read it after all: the build is made again, reading every file.
+        Err(maguyva_core::Error::Changed { .. }) if options.trust_unchanged_stat => {
+            let options = BuildOptions { trust_unchanged_stat: false, ..options };
+            build_once(root, dir, settings, options, progress)
+        }
+        built => built,
+    }
+}
+
+fn build_once(
+    root: &Path,
+    dir: &IndexDir,
+    settings: &IndexSettings,
+    options: BuildOptions,
+    progress: &dyn Progress,
+) -> Result<(Index, BuildReport)> {
     let start = Instant::now();
     // Refuse a bad root before anything is created on disk.
     let canonical = maguyva_core::canonical_root(root)?;
@@ -779,7 +885,38 @@ pub fn build_index_with(
         // Without a thread, the queries are compiled when needed.
         let _ = std::thread::Builder::new().name("queries".into()).spawn(compile);
     }
-    let corpus = walker.read(&scan, progress);
+    // Only the files that may have changed are read.
+    let trusted: Vec<Option<&FileEntry>> = match &previous {
+        Some(p) if options.trust_unchanged_stat => {
+            scan.files.iter().map(|f| p.unchanged(f)).collect()
+        }
+        _ => vec![None; scan.files.len()],
+    };
+    let to_read = maguyva_core::Scan {
+        files: (scan.files.iter().zip(&trusted))
+            .filter(|(_, t)| t.is_none())
+            .map(|(f, _)| f.clone())
+            .collect(),
+        ..scan.clone()
+    };
+    let mut corpus = walker.read(&to_read, progress);
+    corpus.files = with_trusted(&scan.files, &trusted, std::mem::take(&mut corpus.files));
+    let texts: Vec<Option<String>> = (corpus.files.iter_mut().zip(&trusted))
+        .map(|(f, t)| t.is_none().then(|| std::mem::take(&mut f.text)))
+        .collect();
+    let files: Vec<FileEntry> = corpus
+        .files
+        .iter()
+        .map(|f| FileEntry {
+            path: f.path.clone(),
+            size: f.size,
+            mtime_ns: f.mtime_ns,
+            hash: f.hash,
+            language: f.language,
+            lossy: f.lossy,
+        })
+        .collect();
+    let content = ContentStore::partly_read(&scan.root, &files, texts);
     stage(&mut stages, "read", &mut t);
 
     progress.stage("parsing", corpus.files.len() as u64);
@@ -820,7 +957,19 @@ pub fn build_index_with(
             })
             .unzip()
     };
-    let ((mut outlines, stored), ()) = rayon::join(read_kept, || maguyva_ast::prepare(&languages));
+    // The previous graph and text index, which the link and index stages
+    // patch, are read meanwhile too: a refresh's parse is mostly waiting
+    // for its queries.
+    let reusable_graph = previous.as_ref().filter(|_| options.reuse_outlines);
+    let reusable_text = previous.as_ref().filter(|_| options.reuse_text);
+    let read_previous = || {
+        rayon::join(
+            || reusable_graph.and_then(|p| p.graph(kept.iter().map(Option::is_none).collect())),
+            || reusable_text.and_then(Previous::text_index),
+        )
+    };
+    let (((mut outlines, stored), ()), (previous_graph, previous_text)) =
+        rayon::join(|| rayon::join(read_kept, || maguyva_ast::prepare(&languages)), read_previous);
     // Kept files whose outline was not decoded: what they define, their
     // fragments and links come from the previous generation.
     let undecoded: Vec<bool> =
@@ -834,7 +983,7 @@ pub fn build_index_with(
         .filter(|&(i, _)| stored[i].is_none())
         .filter_map(|(i, f)| Some((i, f.language?)))
         .collect();
-    to_parse.sort_by_key(|&(i, _)| std::cmp::Reverse(corpus.files[i].text.len()));
+    to_parse.sort_by_key(|&(i, _)| std::cmp::Reverse(corpus.files[i].size));
     // Files with the same text and language (vendored copies, generated
     // twins) have the same outline but for the file's number: each text is
     // parsed once.
@@ -852,7 +1001,8 @@ pub fn build_index_with(
     let parses: Vec<(usize, FileOutline)> = unique
         .par_iter()
         .map(|&(i, language)| {
-            let outline = maguyva_ast::outline(language, &corpus.files[i].text, FileId(i as u32));
+            let id = FileId(i as u32);
+            let outline = maguyva_ast::outline(language, content.text(id), id);
             progress.advance(1);
             (i, outline)
         })
@@ -880,39 +1030,24 @@ pub fn build_index_with(
 
     progress.stage("fragmenting", 0);
     let no_outline = FileOutline::default();
-    let spans = corpus
-        .files
-        .par_iter()
-        .enumerate()
-        .map(|(i, f)| {
+    let spans = (0..corpus.files.len())
+        .into_par_iter()
+        .map(|i| {
             if let (true, Some(p), Some(old)) = (undecoded[i], &previous, kept[i]) {
                 return p.fragments.spans_of(old);
             }
             let o = outlines[i].as_ref().unwrap_or(&no_outline);
             let outline: Vec<OutlineSpan> =
                 o.items.iter().map(|i| OutlineSpan { lines: i.lines, header: i.header }).collect();
-            settings.chunker.chunk(&f.text, &outline)
+            settings.chunker.chunk(content.text(FileId(i as u32)), &outline)
         })
         .collect();
     let fragments = FragmentTable::from_spans(spans);
     stage(&mut stages, "fragment", &mut t);
-    let files: Vec<FileEntry> = corpus
-        .files
-        .iter()
-        .map(|f| FileEntry {
-            path: f.path.clone(),
-            size: f.size,
-            mtime_ns: f.mtime_ns,
-            hash: f.hash,
-            language: f.language,
-            lossy: f.lossy,
-        })
-        .collect();
     let outline_keys: Vec<u64> = corpus.files.iter().map(outlines::outline_key).collect();
     let bytes = corpus.total_bytes();
     let lossy_files = corpus.lossy_count();
     let skipped = corpus.skipped.clone();
-    let content = ContentStore::new(corpus.files.into_iter().map(|f| f.text).collect());
 
     // The symbols and the graph, and the text index and the vectors, need
     // nothing of each other: they are made side by side.
@@ -935,8 +1070,6 @@ pub fn build_index_with(
         };
         let symbols_ms = ms(t.elapsed());
         let t = Instant::now();
-        let previous_graph =
-            reusable.and_then(|p| p.graph(kept.iter().map(Option::is_none).collect()));
         // An outline not decoded, when the graph needs it after all: read it,
         // or parse the file again if its bytes do not decode.
         let taken = |i: usize| -> FileOutline {
@@ -952,7 +1085,8 @@ pub fn build_index_with(
             }
         };
         let sources = Source::all(&files, &content);
-        let graph = build_graph(root, &sources, &outlines, &taken, &symbols, previous_graph)?;
+        let graph =
+            build_graph(root, &sources, &outlines, &taken, &symbols, previous_graph, &kept)?;
         let outline_file =
             outlines::writer(&extraction, &outline_keys, &outlines, &stored, cache.as_ref())?;
         Ok((symbols, symbols_ms, graph, outline_file, ms(t.elapsed())))
@@ -971,8 +1105,8 @@ pub fn build_index_with(
         };
         let mut documents =
             content.fragment_documents_where(&fragments, |c| !unchanged(was, c.index()));
-        let patched = reusable.zip(changes.as_ref()).and_then(|(p, changes)| {
-            patched_text_index(p, changes, &content, &documents, &paths, &roles)
+        let patched = changes.as_ref().and_then(|changes| {
+            patched_text_index(previous_text, changes, &content, &documents, &paths, &roles)
         });
         // A full build analyzes the fragments once, for the keyword index
         // and for the corpus embedder.
@@ -1021,6 +1155,11 @@ pub fn build_index_with(
     let (linked, indexed) = rayon::join(link, index);
     let (symbols, symbols_ms, graph, outline_file, graph_ms) = linked?;
     let (text, text_ms, (vectors, embedder, embed_stats, model_kept), embed_ms) = indexed?;
+    // A file taken as unchanged that had to be read after all, and was not
+    // the file recorded: what was made of it is not what the tree holds.
+    if let Some(changed) = content.damage() {
+        return Err(changed);
+    }
     drop((stored, cache));
     drop(outlines);
     // Side by side, these stages overlap: each is timed on its own.
@@ -1124,7 +1263,7 @@ mod tests {
     use super::*;
 
     fn file<'a>(path: &'a str, text: &'a str) -> Source<'a> {
-        Source { path, language: None, text }
+        Source { path, language: None, text: Text::Given(text) }
     }
 
     #[test]

@@ -10,8 +10,12 @@ use std::path::{Path, PathBuf};
 
 /// The rebuild a refresh must equal: every file parsed again, the same
 /// corpus model kept.
-const SAME_MODEL: BuildOptions =
-    BuildOptions { reuse_outlines: false, reuse_model: true, reuse_text: false };
+const SAME_MODEL: BuildOptions = BuildOptions {
+    reuse_outlines: false,
+    reuse_model: true,
+    reuse_text: false,
+    trust_unchanged_stat: false,
+};
 
 const QUERIES: [&str; 8] = [
     "how is the discount applied to the cart total",
@@ -123,7 +127,28 @@ impl Setup {
 fn write(root: &Path, rel: &str, text: &str) {
     let path = root.join(rel);
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, text).unwrap();
+    write_file(&path, text.as_bytes());
+}
+
+/// Writes a file and dates it in the past, a second after the last file
+/// written: a refresh takes files whose size and time it has seen, and
+/// that were not modified just before the build it has them from, as
+/// unchanged without reading them.
+fn write_file(path: &Path, bytes: &[u8]) {
+    std::fs::write(path, bytes).unwrap();
+    set_mtime(path, STAMP.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
+}
+
+static STAMP: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1_600_000_000);
+
+fn set_mtime(path: &Path, unix_seconds: u64) {
+    let time = std::time::UNIX_EPOCH + std::time::Duration::from_secs(unix_seconds);
+    std::fs::File::options().write(true).open(path).unwrap().set_modified(time).unwrap();
+}
+
+fn mtime(path: &Path) -> u64 {
+    let modified = std::fs::metadata(path).unwrap().modified().unwrap();
+    modified.duration_since(std::time::UNIX_EPOCH).unwrap().as_secs()
 }
 
 fn copy_dir(from: &Path, to: &Path) {
@@ -257,7 +282,7 @@ fn apply(root: &Path, edit: &Edit) {
             let path = &files[i % files.len()];
             let mut text = std::fs::read_to_string(path).unwrap();
             text.push_str(&format!("// {}\n", words.join(" ")));
-            std::fs::write(path, text).unwrap();
+            write_file(path, text.as_bytes());
         }
         Edit::Add(i, words) => {
             let name = format!("src/extra_{i}.rs");
@@ -270,8 +295,8 @@ fn apply(root: &Path, edit: &Edit) {
         Edit::Swap(i, j) if !files.is_empty() => {
             let (a, b) = (&files[i % files.len()], &files[j % files.len()]);
             let (ta, tb) = (std::fs::read(a).unwrap(), std::fs::read(b).unwrap());
-            std::fs::write(a, tb).unwrap();
-            std::fs::write(b, ta).unwrap();
+            write_file(a, &tb);
+            write_file(b, &ta);
         }
         _ => {}
     }
@@ -309,4 +334,26 @@ fn files_that_trade_texts_are_refreshed_as_rebuilt() {
     write(s.tree.path(), "src/twin_b.rs", a);
     let (refresh, _) = s.check();
     assert_eq!(refresh.parsed_files, 0, "both texts were parsed before");
+}
+
+/// A file edited without its size or time changing (a file system that
+/// keeps whole seconds, an edit in the second it was read) is taken as
+/// unchanged; when a refresh needs such a file's text after all (here a
+/// `package.json`, read for the module roots on every build), it finds the
+/// text is not the one recorded and builds again reading every file.
+#[test]
+fn a_file_taken_as_unchanged_that_changed_is_read_after_all() {
+    let s = Setup::new();
+    let package = s.tree.path().join("web/package.json");
+    write(s.tree.path(), "web/package.json", r#"{"name": "@shop/web", "main": "./index.js"}"#);
+    write(s.tree.path(), "web/index.js", "export function checkout() { return 1; }\n");
+    s.check();
+    let stamp = mtime(&package);
+    std::fs::write(&package, r#"{"name": "@shop/app", "main": "./index.js"}"#).unwrap();
+    set_mtime(&package, stamp);
+    let (refresh, rebuild) = s.check();
+    assert_eq!(refresh.files, rebuild.files);
+    // Untouched files are still taken as they were.
+    let (refresh, _) = s.check();
+    assert_eq!(refresh.parsed_files, 0);
 }
