@@ -17,8 +17,10 @@ use std::path::{Path, PathBuf};
 
 /// Version of how files are read and decoded; recorded in the manifest so
 /// that an index read another way is rebuilt. Changelog: v1 initial; v2 keeps
-/// the byte-order mark in the text; v3 skips generated files.
-pub const CORPUS_VERSION: u32 = 3;
+/// the byte-order mark in the text; v3 skips generated files; v4 skips
+/// rendered or minified HTML and bundles in `dist` folders too (a refresh
+/// takes unchanged files as the previous build judged them).
+pub const CORPUS_VERSION: u32 = 4;
 
 /// Files larger than this are skipped unless configured otherwise (issue 2:
 /// "a per-file size cap (default 1 MiB, configurable)").

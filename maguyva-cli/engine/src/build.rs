@@ -658,10 +658,42 @@ impl Previous {
     /// that time was [`RACY_MTIME_NS`] or more before the build began.
     fn unchanged(&self, stat: &maguyva_core::FileStat) -> Option<&FileEntry> {
         let (_, old) = self.entry(&stat.path)?;
-        let began_ms = self.manifest.created_unix_ms.saturating_sub(self.manifest.build_ms);
-        let began_ns = i64::try_from(began_ms).unwrap_or(i64::MAX).saturating_mul(1_000_000);
-        let settled = old.mtime_ns > 0 && old.mtime_ns < began_ns.saturating_sub(RACY_MTIME_NS);
+        let settled =
+            old.mtime_ns > 0 && old.mtime_ns < self.began_ns().saturating_sub(RACY_MTIME_NS);
         (settled && old.size == stat.size && old.mtime_ns == stat.mtime_ns).then_some(old)
+    }
+
+    /// The previous generation's reason for skipping a file for what it
+    /// held, if the walk found it with the size and time it had then
+    /// (settled as for [`Previous::unchanged`]).
+    fn skipped_unchanged(&self, stat: &maguyva_core::FileStat) -> Option<Skipped> {
+        use maguyva_core::SkipReason;
+        let scanned = &self.manifest.scanned;
+        let i = scanned.binary_search_by(|f| f.path.as_str().cmp(&stat.path)).ok()?;
+        let old = scanned.get(i)?;
+        let settled =
+            old.mtime_ns > 0 && old.mtime_ns < self.began_ns().saturating_sub(RACY_MTIME_NS);
+        if !(settled && old.size == stat.size && old.mtime_ns == stat.mtime_ns) {
+            return None;
+        }
+        let skipped = &self.manifest.skipped;
+        let j = skipped.binary_search_by(|s| s.path.as_str().cmp(&stat.path)).ok()?;
+        skipped
+            .get(j)
+            .filter(|s| {
+                matches!(
+                    s.reason,
+                    SkipReason::Binary | SkipReason::Generated | SkipReason::TooLarge { .. }
+                )
+            })
+            .cloned()
+    }
+
+    /// When the previous generation's build began, in nanoseconds since
+    /// the Unix epoch.
+    fn began_ns(&self) -> i64 {
+        let began_ms = self.manifest.created_unix_ms.saturating_sub(self.manifest.build_ms);
+        i64::try_from(began_ms).unwrap_or(i64::MAX).saturating_mul(1_000_000)
     }
 
     /// The previous generation's file at `path`, with its number. A
@@ -892,15 +924,25 @@ fn build_once(
         }
         _ => vec![None; scan.files.len()],
     };
+    // Nor are the files it skipped for what they hold (binary, generated,
+    // too large) that did not change either.
+    let skipped_again: Vec<Option<Skipped>> = match &previous {
+        Some(p) if options.trust_unchanged_stat => {
+            scan.files.iter().map(|f| p.skipped_unchanged(f)).collect()
+        }
+        _ => vec![None; scan.files.len()],
+    };
     let to_read = maguyva_core::Scan {
-        files: (scan.files.iter().zip(&trusted))
-            .filter(|(_, t)| t.is_none())
-            .map(|(f, _)| f.clone())
+        files: (scan.files.iter().zip(&trusted).zip(&skipped_again))
+            .filter(|((_, t), s)| t.is_none() && s.is_none())
+            .map(|((f, _), _)| f.clone())
             .collect(),
         ..scan.clone()
     };
     let mut corpus = walker.read(&to_read, progress);
     corpus.files = with_trusted(&scan.files, &trusted, std::mem::take(&mut corpus.files));
+    corpus.skipped.extend(skipped_again.into_iter().flatten());
+    corpus.skipped.sort_by(|a, b| a.path.cmp(&b.path));
     let texts: Vec<Option<String>> = (corpus.files.iter_mut().zip(&trusted))
         .map(|(f, t)| t.is_none().then(|| std::mem::take(&mut f.text)))
         .collect();

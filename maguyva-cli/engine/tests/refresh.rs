@@ -357,3 +357,21 @@ fn a_file_taken_as_unchanged_that_changed_is_read_after_all() {
     let (refresh, _) = s.check();
     assert_eq!(refresh.parsed_files, 0);
 }
+
+/// A file skipped for what it held is not read again while its size and
+/// time stay; once it changes, it is read and judged again.
+#[test]
+fn a_skipped_file_that_changed_is_judged_again() {
+    let s = Setup::new();
+    let path = s.tree.path().join("src/blob.rs");
+    write_file(&path, b"pub fn blob() {}\0\0\n");
+    let (refresh, rebuild) = s.check();
+    assert_eq!((refresh.files, rebuild.files), (FILES.len(), FILES.len()));
+    assert!(refresh.skipped.iter().any(|s| s.path == "src/blob.rs"));
+    let (refresh, _) = s.check();
+    assert!(refresh.skipped.iter().any(|s| s.path == "src/blob.rs"), "still skipped");
+    write_file(&path, b"/// A blob of stock.\npub fn blob_stock() {}\n");
+    let (refresh, rebuild) = s.check();
+    assert_eq!((refresh.files, rebuild.files), (FILES.len() + 1, FILES.len() + 1));
+    assert!(refresh.skipped.is_empty());
+}
