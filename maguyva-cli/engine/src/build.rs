@@ -175,9 +175,9 @@ impl ChunkChanges {
 }
 
 /// The previous generation's text index (`old`) patched to describe the
-/// files of this build: the lists of the unchanged files and fragments are read and
-/// renumbered, and only the others are indexed (`documents` may be empty
-/// for the unchanged fragments). `None` when there is no usable previous
+/// files of this build: the lists of the unchanged files and fragments are
+/// read and renumbered, and only the others are indexed (`documents` may be
+/// empty for the unchanged fragments). `None` when there is no usable previous
 /// index (then everything is indexed anew).
 fn patched_text_index<S: AsRef<str> + Sync>(
     old: Option<TextIndex>,
@@ -924,8 +924,8 @@ fn build_once(
         }
         _ => vec![None; scan.files.len()],
     };
-    // Nor are the files it skipped for what they hold (binary, generated,
-    // too large) that did not change either.
+    // Nor are the unchanged files it skipped for what they held (binary,
+    // generated, too large).
     let skipped_again: Vec<Option<Skipped>> = match &previous {
         Some(p) if options.trust_unchanged_stat => {
             scan.files.iter().map(|f| p.skipped_unchanged(f)).collect()
