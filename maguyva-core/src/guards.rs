@@ -100,6 +100,15 @@ pub(crate) fn now_ns() -> i64 {
 }
 
 impl WalkGuards {
+    /// Whether a time the scan saw, `mtime_ns`, is old enough to vouch for
+    /// what it stamps: modified before the scan began by more than the
+    /// file system's clock could hide an edit in (two seconds for a time in
+    /// whole seconds), so that an edit since would show in it.
+    pub fn settled(&self, mtime_ns: i64) -> bool {
+        let racy = if mtime_ns % 1_000_000_000 == 0 { RACY_COARSE_NS } else { RACY_NS };
+        self.started_ns > 0 && mtime_ns > 0 && mtime_ns < self.started_ns.saturating_sub(racy)
+    }
+
     /// Whether the tree's shape is as the scan saw it: every guard has the
     /// stat it had, and none was modified so close to the scan that its
     /// time cannot tell. `false` means walk again.
@@ -120,6 +129,20 @@ impl WalkGuards {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_time_is_settled_once_older_than_the_clock_could_hide_an_edit_in() {
+        let start = 1_700_000_000_500_000_000;
+        let guards = WalkGuards { started_ns: start, entries: Vec::new(), absent: Vec::new() };
+        assert!(guards.settled(start - 200_000_000));
+        assert!(!guards.settled(start - 50_000_000), "within 0.1 s of the walk");
+        let whole = |s: i64| (start / 1_000_000_000 - s) * 1_000_000_000;
+        assert!(!guards.settled(whole(1)), "a time in whole seconds needs two");
+        assert!(guards.settled(whole(3)));
+        assert!(!guards.settled(0), "no time known");
+        let unknown = WalkGuards { started_ns: 0, ..guards };
+        assert!(!unknown.settled(start - 200_000_000));
+    }
 
     fn guards_of(root: &Path) -> WalkGuards {
         let mut entries = folder_guards(root);

@@ -86,8 +86,9 @@ pub struct BuildOptions {
     pub reuse_text: bool,
     /// Take a file whose size and modification time are the ones the
     /// previous generation read it with as unchanged, without reading it
-    /// (unless its time is too close to that build's to tell an edit by:
-    /// [`RACY_MTIME_NS`]), as the stale check of a search does.
+    /// (unless its time is too close to that build's walk to tell an edit
+    /// by, [`maguyva_core::WalkGuards::settled`]), as the stale check of a
+    /// search does.
     pub trust_unchanged_stat: bool,
 }
 
@@ -107,12 +108,6 @@ impl BuildOptions {
         trust_unchanged_stat: true,
     };
 }
-
-/// How long before a build began a file must have been modified for its
-/// size and time to vouch for its text: a file system that keeps times in
-/// whole seconds (two for FAT) gives an edit made in the same second as
-/// the read the same time.
-pub const RACY_MTIME_NS: i64 = 2_000_000_000;
 
 /// How this build's files and fragments stand to the previous
 /// generation's: which are the same ones (renumbered) and which are new.
@@ -623,20 +618,14 @@ impl Previous {
     }
 
     /// The languages of the files that are new or have another size or
-    /// modification time than in the previous generation, by that
-    /// generation's language for the path or else the file's name.
+    /// modification time than in the previous generation (see
+    /// [`languages_of`]).
     fn likely_changed_languages(&self, files: &[maguyva_core::FileStat]) -> Vec<Language> {
-        let mut languages: Vec<Language> = files
-            .iter()
-            .filter_map(|f| match self.entry(&f.path) {
-                Some((_, old)) if old.size == f.size && old.mtime_ns == f.mtime_ns => None,
-                Some((_, old)) => old.language,
-                None => Language::detect(f.path.rsplit('/').next().unwrap_or(&f.path), ""),
-            })
-            .collect();
-        languages.sort_unstable();
-        languages.dedup();
-        languages
+        let changed = files.iter().filter(|f| {
+            self.entry(&f.path)
+                .is_none_or(|(_, old)| (old.size, old.mtime_ns) != (f.size, f.mtime_ns))
+        });
+        languages_of(Some(&self.manifest), changed.map(|f| f.path.as_str()))
     }
 
     /// For each file, the file of the previous generation it is when that
@@ -655,12 +644,10 @@ impl Previous {
 
     /// The previous generation's record of a file the walk found with the
     /// size and modification time it had when that generation read it, if
-    /// that time was [`RACY_MTIME_NS`] or more before the build began.
+    /// that time is settled ([`Previous::vouches_for`]).
     fn unchanged(&self, stat: &maguyva_core::FileStat) -> Option<&FileEntry> {
         let (_, old) = self.entry(&stat.path)?;
-        let settled =
-            old.mtime_ns > 0 && old.mtime_ns < self.began_ns().saturating_sub(RACY_MTIME_NS);
-        (settled && old.size == stat.size && old.mtime_ns == stat.mtime_ns).then_some(old)
+        self.vouches_for(old.size, old.mtime_ns, stat).then_some(old)
     }
 
     /// The previous generation's reason for skipping a file for what it
@@ -671,9 +658,7 @@ impl Previous {
         let scanned = &self.manifest.scanned;
         let i = scanned.binary_search_by(|f| f.path.as_str().cmp(&stat.path)).ok()?;
         let old = scanned.get(i)?;
-        let settled =
-            old.mtime_ns > 0 && old.mtime_ns < self.began_ns().saturating_sub(RACY_MTIME_NS);
-        if !(settled && old.size == stat.size && old.mtime_ns == stat.mtime_ns) {
+        if !self.vouches_for(old.size, old.mtime_ns, stat) {
             return None;
         }
         let skipped = &self.manifest.skipped;
@@ -689,11 +674,12 @@ impl Previous {
             .cloned()
     }
 
-    /// When the previous generation's build began, in nanoseconds since
-    /// the Unix epoch.
-    fn began_ns(&self) -> i64 {
-        let began_ms = self.manifest.created_unix_ms.saturating_sub(self.manifest.build_ms);
-        i64::try_from(began_ms).unwrap_or(i64::MAX).saturating_mul(1_000_000)
+    /// Whether a file that had `size` and `mtime_ns` when the previous
+    /// generation was built still has them, and was modified long enough
+    /// before that build's walk for its time to tell an edit
+    /// ([`maguyva_core::WalkGuards::settled`]).
+    fn vouches_for(&self, size: u64, mtime_ns: i64, now: &maguyva_core::FileStat) -> bool {
+        self.manifest.guards.settled(mtime_ns) && (size, mtime_ns) == (now.size, now.mtime_ns)
     }
 
     /// The previous generation's file at `path`, with its number. A
@@ -745,15 +731,33 @@ fn with_trusted(
     files
 }
 
-/// The languages the files' names say they are in (a shebang is read later).
-fn languages_by_name(files: &[maguyva_core::FileStat]) -> Vec<Language> {
-    let mut languages: Vec<Language> = files
-        .iter()
-        .filter_map(|f| Language::detect(f.path.rsplit('/').next().unwrap_or(&f.path), ""))
-        .collect();
+/// The languages of files at `paths`: the one `manifest` recorded for the
+/// path, or else the one the file's name says (a shebang is read later).
+pub(crate) fn languages_of<'a>(
+    manifest: Option<&Manifest>,
+    paths: impl Iterator<Item = &'a str>,
+) -> Vec<Language> {
+    let recorded = |path: &str| {
+        let files = &manifest?.files;
+        let i = files.binary_search_by(|f| f.path.as_str().cmp(path)).ok()?;
+        files.get(i)?.language
+    };
+    let named = |path: &str| Language::detect(path.rsplit('/').next().unwrap_or(path), "");
+    let mut languages: Vec<Language> =
+        paths.filter_map(|p| recorded(p).or_else(|| named(p))).collect();
     languages.sort_unstable();
     languages.dedup();
     languages
+}
+
+/// Compiles the queries of `languages` on a thread of its own, for the
+/// parse that will need them (tens of milliseconds for a large grammar);
+/// without a thread, they are compiled when needed.
+pub(crate) fn compile_queries_ahead(languages: Vec<Language>) {
+    if !languages.is_empty() {
+        let compile = move || maguyva_ast::prepare_serially(&languages);
+        let _ = std::thread::Builder::new().name("queries".into()).spawn(compile);
+    }
 }
 
 /// The dependency graph of the corpus, from the structural modality's
@@ -908,36 +912,27 @@ fn build_once(
     // in a full build) are compiled while the files are read: tens of
     // milliseconds for a large grammar, most of a small refresh. A wrong
     // guess costs only that work.
-    let languages = match &previous {
+    compile_queries_ahead(match &previous {
         Some(p) => p.likely_changed_languages(&scan.files),
-        None => languages_by_name(&scan.files),
-    };
-    if !languages.is_empty() {
-        let compile = move || maguyva_ast::prepare_serially(&languages);
-        // Without a thread, the queries are compiled when needed.
-        let _ = std::thread::Builder::new().name("queries".into()).spawn(compile);
-    }
-    // Only the files that may have changed are read.
-    let trusted: Vec<Option<&FileEntry>> = match &previous {
-        Some(p) if options.trust_unchanged_stat => {
-            scan.files.iter().map(|f| p.unchanged(f)).collect()
-        }
-        _ => vec![None; scan.files.len()],
-    };
-    // Nor are the unchanged files it skipped for what they held (binary,
-    // generated, too large).
-    let skipped_again: Vec<Option<Skipped>> = match &previous {
-        Some(p) if options.trust_unchanged_stat => {
-            scan.files.iter().map(|f| p.skipped_unchanged(f)).collect()
-        }
-        _ => vec![None; scan.files.len()],
-    };
+        None => languages_of(None, scan.files.iter().map(|f| f.path.as_str())),
+    });
+    // Only the files that may have changed are read: not the unchanged
+    // files the previous generation indexed, nor those it skipped for what
+    // they held (binary, generated, too large).
+    let trust = previous.as_ref().filter(|_| options.trust_unchanged_stat);
+    let (trusted, skipped_again): (Vec<Option<&FileEntry>>, Vec<Option<Skipped>>) = scan
+        .files
+        .iter()
+        .map(|f| trust.map_or((None, None), |p| (p.unchanged(f), p.skipped_unchanged(f))))
+        .unzip();
     let to_read = maguyva_core::Scan {
+        root: scan.root.clone(),
         files: (scan.files.iter().zip(&trusted).zip(&skipped_again))
             .filter(|((_, t), s)| t.is_none() && s.is_none())
             .map(|((f, _), _)| f.clone())
             .collect(),
-        ..scan.clone()
+        skipped: scan.skipped.clone(),
+        guards: scan.guards.clone(),
     };
     let mut corpus = walker.read(&to_read, progress);
     corpus.files = with_trusted(&scan.files, &trusted, std::mem::take(&mut corpus.files));

@@ -53,8 +53,8 @@ use lazy::Lazy;
 use maguyva_ast::{StructuralRetriever, SymbolTable};
 use maguyva_core::store::{self, FormatVersion};
 use maguyva_core::{
-    Array, Changes, ContentStore, CorpusBuilder, Error, FragmentTable, IndexDir, Language,
-    Manifest, Modality, Progress, ReadGeneration, Result, canonical_root,
+    Array, Changes, ContentStore, CorpusBuilder, Error, FragmentTable, IndexDir, Manifest,
+    Modality, Progress, ReadGeneration, Result, canonical_root,
 };
 use maguyva_graph::{CallGraph, GraphRetriever};
 use maguyva_semantic::{Embedder, SemanticRetriever, VectorIndex};
@@ -407,12 +407,11 @@ pub fn open_fresh(
             // waits for, are compiled from now on, not from when the
             // refresh has walked the tree again.
             if let Some(index) = &current {
-                let languages = changed_languages(&index.manifest, &changes);
-                if !languages.is_empty() {
-                    let compile = move || maguyva_ast::prepare_serially(&languages);
-                    // Without a thread, the queries are compiled when needed.
-                    let _ = std::thread::Builder::new().name("queries".into()).spawn(compile);
-                }
+                let changed = changes.added.iter().chain(&changes.modified);
+                build::compile_queries_ahead(build::languages_of(
+                    Some(&index.manifest),
+                    changed.map(String::as_str),
+                ));
             }
             let built = build_index_with(root, dir, settings, BuildOptions::REFRESH, progress);
             let (index, report) = match (built, current) {
@@ -436,22 +435,6 @@ pub fn open_fresh(
             Ok((build_index(root, dir, settings, progress)?.0, Refresh::Replaced(why)))
         }
     }
-}
-
-/// The languages of the files added or modified since `manifest`: the
-/// language recorded for the path, or the one its name says.
-fn changed_languages(manifest: &Manifest, changes: &Changes) -> Vec<Language> {
-    let recorded = |path: &str| {
-        let i = manifest.files.binary_search_by(|f| f.path.as_str().cmp(path)).ok()?;
-        manifest.files.get(i)?.language
-    };
-    let named = |path: &str| Language::detect(path.rsplit('/').next().unwrap_or(path), "");
-    let mut languages: Vec<Language> = (changes.added.iter().chain(&changes.modified))
-        .filter_map(|p| recorded(p).or_else(|| named(p)))
-        .collect();
-    languages.sort_unstable();
-    languages.dedup();
-    languages
 }
 
 /// Whether `e` says the index folder cannot be written, which leaves an
