@@ -580,7 +580,7 @@ fn search(args: SearchArgs) -> Result<ExitCode> {
             if !args.no_refresh =>
         {
             let (what, options) = match e {
-                maguyva_core::Error::Changed { .. } => ("refreshed", BuildOptions::REFRESH),
+                maguyva_core::Error::Changed { .. } => ("refreshed", BuildOptions::REREAD),
                 _ => ("rebuilt", BuildOptions::FULL),
             };
             note(&format!("index {what}: {e}"));

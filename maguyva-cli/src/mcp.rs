@@ -6,7 +6,8 @@
 //! watcher can be had, each call checks the indexed files first instead.
 
 use crate::engine::{
-    self, Index, IndexSettings, SearchRequest, SearchResponse, SearchResult, open_fresh,
+    self, BuildOptions, Index, IndexSettings, SearchRequest, SearchResponse, SearchResult,
+    build_index_with, open_fresh,
 };
 use maguyva_core::{IgnoreRules, IndexDir, MatchMode, Modality, NoProgress};
 use maguyva_fusion::{Intent, Preset};
@@ -222,13 +223,13 @@ impl McpServer {
             let stale = !response.changed.is_empty();
             if stale {
                 let state = Arc::clone(&self.state);
-                std::thread::spawn(move || state.refresh_unless_running());
+                std::thread::spawn(move || state.refresh_unless_running(true));
             }
             return Ok((response, stale || self.state.refreshing.load(Ordering::Relaxed)));
         }
         match index.search(request) {
             Err(maguyva_core::Error::Changed { .. }) => {
-                let response = self.state.refresh()?.search(request).map_err(|e| e.to_string())?;
+                let response = self.state.reread()?.search(request).map_err(|e| e.to_string())?;
                 Ok((response, false))
             }
             other => other.map(|r| (r, false)).map_err(|e| e.to_string()),
@@ -266,20 +267,44 @@ impl State {
     /// its index used if it is current.
     fn refresh(&self) -> Result<Arc<Index>, String> {
         let only = self.refresh_lock.lock().unwrap_or_else(|p| p.into_inner());
-        self.refresh_holding(only)
+        self.refresh_holding(only, false)
     }
 
-    /// [`State::refresh`], holding the refresh lock.
-    fn refresh_holding(&self, _only: MutexGuard<'_, ()>) -> Result<Arc<Index>, String> {
+    /// Refreshes the index after a read found a file other than the index
+    /// recorded, which its size and time may not show: every file is read.
+    fn reread(&self) -> Result<Arc<Index>, String> {
+        let only = self.refresh_lock.lock().unwrap_or_else(|p| p.into_inner());
+        self.refresh_holding(only, true)
+    }
+
+    /// [`State::refresh`], or [`State::reread`] when `found_changed`,
+    /// holding the refresh lock.
+    fn refresh_holding(
+        &self,
+        _only: MutexGuard<'_, ()>,
+        found_changed: bool,
+    ) -> Result<Arc<Index>, String> {
         let current = self.index();
-        if engine::is_current(&self.root, &current, &self.settings, &self.dir).unwrap_or(false) {
+        if !found_changed
+            && engine::is_current(&self.root, &current, &self.settings, &self.dir).unwrap_or(false)
+        {
             return Ok(current);
         }
         self.refreshing.store(true, Ordering::Relaxed);
-        let fresh = open_fresh(&self.root, &self.dir, &self.settings, &NoProgress);
+        let fresh = match found_changed {
+            true => build_index_with(
+                &self.root,
+                &self.dir,
+                &self.settings,
+                BuildOptions::REREAD,
+                &NoProgress,
+            )
+            .map(|(index, _)| index),
+            false => open_fresh(&self.root, &self.dir, &self.settings, &NoProgress)
+                .map(|(index, _)| index),
+        };
         self.refreshing.store(false, Ordering::Relaxed);
-        let (index, _) = fresh.map_err(|e| format!("refreshing the index: {e}"))?;
-        let index = Arc::new(index);
+        let index = Arc::new(fresh.map_err(|e| format!("refreshing the index: {e}"))?);
         if let Ok(mut slot) = self.index.lock() {
             *slot = Arc::clone(&index);
         }
@@ -287,10 +312,11 @@ impl State {
     }
 
     /// Refreshes the index in the background, unless a refresh is already
-    /// under way (the watcher refreshes again after the changes it hears).
-    fn refresh_unless_running(&self) {
+    /// under way (the watcher refreshes again after the changes it hears);
+    /// `found_changed` as for [`State::refresh_holding`].
+    fn refresh_unless_running(&self, found_changed: bool) {
         let Ok(only) = self.refresh_lock.try_lock() else { return };
-        if let Err(e) = self.refresh_holding(only) {
+        if let Err(e) = self.refresh_holding(only, found_changed) {
             eprintln!("maguyva: {e}");
         }
     }

@@ -146,6 +146,30 @@ async fn a_client_lists_and_calls_every_tool_and_sees_edits() {
         assert!(started.elapsed().as_secs() < 30, "the edit was never seen: {:?}", paths(&r));
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
+
+    // An edit that keeps the file's size and time is found when a search
+    // reads the file; the file is left out of that answer, and the refresh
+    // it starts reads every file, so a later call sees the new text.
+    let path = root.join("shop/pricing.py");
+    let modified = std::fs::metadata(&path).unwrap().modified().unwrap();
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, text.replace("never below zero", "never below null")).unwrap();
+    std::fs::File::options().write(true).open(&path).unwrap().set_modified(modified).unwrap();
+    let r =
+        client.call_tool(call("search", json!({"query": "\"never below zero\""}))).await.unwrap();
+    assert!(!paths(&r).contains(&"shop/pricing.py".to_string()), "{:?}", paths(&r));
+    let started = std::time::Instant::now();
+    loop {
+        let r = client
+            .call_tool(call("search", json!({"query": "\"never below null\""})))
+            .await
+            .unwrap();
+        if paths(&r).first().map(String::as_str) == Some("shop/pricing.py") {
+            break;
+        }
+        assert!(started.elapsed().as_secs() < 30, "the edit was never seen: {:?}", paths(&r));
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
     let r = client.call_tool(call("index_status", json!({}))).await.unwrap();
     assert_eq!(r.structured_content.unwrap()["watching"], true);
     client.cancel().await.unwrap();

@@ -107,6 +107,11 @@ impl BuildOptions {
         reuse_text: true,
         trust_unchanged_stat: true,
     };
+    /// A refresh after a read found a file other than its size and time
+    /// say: every file is read, since the stat of another may hide an edit
+    /// just the same.
+    pub const REREAD: BuildOptions =
+        BuildOptions { trust_unchanged_stat: false, ..BuildOptions::REFRESH };
 }
 
 /// How this build's files and fragments stand to the previous
