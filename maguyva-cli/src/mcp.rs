@@ -223,7 +223,7 @@ impl McpServer {
             let stale = !response.changed.is_empty();
             if stale {
                 let state = Arc::clone(&self.state);
-                std::thread::spawn(move || state.refresh_unless_running(true));
+                std::thread::spawn(move || state.reread_unless_running());
             }
             return Ok((response, stale || self.state.refreshing.load(Ordering::Relaxed)));
         }
@@ -271,7 +271,7 @@ impl State {
     }
 
     /// Refreshes the index after a read found a file other than the index
-    /// recorded, which its size and time may not show: every file is read.
+    /// recorded: when sizes and times show no change, every file is read.
     fn reread(&self) -> Result<Arc<Index>, String> {
         let only = self.refresh_lock.lock().unwrap_or_else(|p| p.into_inner());
         self.refresh_holding(only, true)
@@ -285,21 +285,20 @@ impl State {
         found_changed: bool,
     ) -> Result<Arc<Index>, String> {
         let current = self.index();
-        if !found_changed
-            && engine::is_current(&self.root, &current, &self.settings, &self.dir).unwrap_or(false)
-        {
+        let seen_current =
+            engine::is_current(&self.root, &current, &self.settings, &self.dir).unwrap_or(false);
+        if seen_current && !found_changed {
             return Ok(current);
         }
         self.refreshing.store(true, Ordering::Relaxed);
-        let fresh = match found_changed {
-            true => build_index_with(
-                &self.root,
-                &self.dir,
-                &self.settings,
-                BuildOptions::REREAD,
-                &NoProgress,
-            )
-            .map(|(index, _)| index),
+        // A change that sizes and times show is refreshed as usual; one they
+        // hide, only by reading every file.
+        let fresh = match seen_current {
+            true => {
+                let (root, dir, settings) = (&self.root, &self.dir, &self.settings);
+                build_index_with(root, dir, settings, BuildOptions::REREAD, &NoProgress)
+                    .map(|(index, _)| index)
+            }
             false => open_fresh(&self.root, &self.dir, &self.settings, &NoProgress)
                 .map(|(index, _)| index),
         };
@@ -311,12 +310,11 @@ impl State {
         Ok(index)
     }
 
-    /// Refreshes the index in the background, unless a refresh is already
-    /// under way (the watcher refreshes again after the changes it hears);
-    /// `found_changed` as for [`State::refresh_holding`].
-    fn refresh_unless_running(&self, found_changed: bool) {
+    /// [`State::reread`] in the background, unless a refresh is already
+    /// under way (the watcher refreshes again after the changes it hears).
+    fn reread_unless_running(&self) {
         let Ok(only) = self.refresh_lock.try_lock() else { return };
-        if let Err(e) = self.refresh_holding(only, found_changed) {
+        if let Err(e) = self.refresh_holding(only, true) {
             eprintln!("maguyva: {e}");
         }
     }

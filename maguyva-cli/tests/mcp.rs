@@ -1,7 +1,7 @@
 use crate::util::Repo;
-use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, CallToolResult};
 use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};
+use rmcp::{Peer, RoleClient, ServiceExt};
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
@@ -38,6 +38,20 @@ fn paths(result: &CallToolResult) -> Vec<String> {
 
 fn text(result: &CallToolResult) -> String {
     result.content.iter().filter_map(|c| c.as_text().map(|t| t.text.clone())).collect()
+}
+
+/// Calls `tool` until its first result is `path`, as it is once the index
+/// is refreshed; fails after 30 s.
+async fn until_first(client: &Peer<RoleClient>, tool: &'static str, v: Value, path: &str) {
+    let started = std::time::Instant::now();
+    loop {
+        let r = client.call_tool(call(tool, v.clone())).await.unwrap();
+        if paths(&r).first().map(String::as_str) == Some(path) {
+            return;
+        }
+        assert!(started.elapsed().as_secs() < 30, "the edit was never seen: {:?}", paths(&r));
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -134,18 +148,8 @@ async fn a_client_lists_and_calls_every_tool_and_sees_edits() {
     );
     // The watcher refreshes the index after a quiet spell; until then the
     // answer comes from the index before the edit.
-    let started = std::time::Instant::now();
-    loop {
-        let r = client
-            .call_tool(call("find_definition", json!({"name": "refund_damaged_parcel"})))
-            .await
-            .unwrap();
-        if paths(&r).first().map(String::as_str) == Some("shop/returns.py") {
-            break;
-        }
-        assert!(started.elapsed().as_secs() < 30, "the edit was never seen: {:?}", paths(&r));
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
+    let find = json!({"name": "refund_damaged_parcel"});
+    until_first(&client, "find_definition", find, "shop/returns.py").await;
 
     // An edit that keeps the file's size and time is found when a search
     // reads the file; the file is left out of that answer, and the refresh
@@ -158,18 +162,8 @@ async fn a_client_lists_and_calls_every_tool_and_sees_edits() {
     let r =
         client.call_tool(call("search", json!({"query": "\"never below zero\""}))).await.unwrap();
     assert!(!paths(&r).contains(&"shop/pricing.py".to_string()), "{:?}", paths(&r));
-    let started = std::time::Instant::now();
-    loop {
-        let r = client
-            .call_tool(call("search", json!({"query": "\"never below null\""})))
-            .await
-            .unwrap();
-        if paths(&r).first().map(String::as_str) == Some("shop/pricing.py") {
-            break;
-        }
-        assert!(started.elapsed().as_secs() < 30, "the edit was never seen: {:?}", paths(&r));
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
+    until_first(&client, "search", json!({"query": "\"never below null\""}), "shop/pricing.py")
+        .await;
     let r = client.call_tool(call("index_status", json!({}))).await.unwrap();
     assert_eq!(r.structured_content.unwrap()["watching"], true);
     client.cancel().await.unwrap();
