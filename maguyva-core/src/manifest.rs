@@ -129,51 +129,64 @@ impl Manifest {
     }
 
     /// The changes since the index was built, found by stat'ing the files it
-    /// recorded instead of walking, or `None` when the tree's shape may have
-    /// changed (a folder or an ignore file did; see [`WalkGuards`]) and only
-    /// a new walk can tell. When `Some`, it equals [`Manifest::changes`] of a
-    /// new scan.
+    /// recorded instead of walking ([`Manifest::restat`]), or `None` when
+    /// only a new walk can tell. When `Some`, it equals
+    /// [`Manifest::changes`] of a new scan.
     pub fn quick_changes(&self) -> Option<Changes> {
+        Some(self.changes(&self.restat()?))
+    }
+
+    /// The scan a new walk of the root would make, made by stat'ing the
+    /// files the index recorded where they are, or `None` when only a walk
+    /// can tell: the tree's shape may have changed (a folder or an ignore
+    /// file did; see [`WalkGuards`]), a recorded file is gone or no longer
+    /// a file, or the walk could not read an entry (a change of permissions
+    /// shows in no folder's time).
+    pub fn restat(&self) -> Option<Scan> {
+        // The guards are checked after this time, as a walk starting now
+        // would have stat'ed them.
+        let started_ns = crate::guards::now_ns();
         if !self.guards.hold() {
             return None;
         }
-        // A file skipped as too large that shrank under the cap is new to
-        // the index; one still too large is no change.
-        let too_large: Vec<&str> = self
-            .skipped
-            .iter()
-            .filter(|s| matches!(s.reason, SkipReason::TooLarge { .. }))
-            .map(|s| s.path.as_str())
-            .collect();
-        let now: Vec<Option<(u64, i64)>> = self
-            .scanned
+        // What the walk itself left out is not among the files it offered
+        // (the read's skips are).
+        let offered = |p: &str| self.scanned.binary_search_by(|f| f.path.as_str().cmp(p)).is_ok();
+        let (mut skipped, mut too_large) = (Vec::new(), Vec::new());
+        for s in self.skipped.iter().filter(|s| !offered(&s.path)) {
+            match s.reason {
+                // Stat'ed again: it may have shrunk under the cap.
+                SkipReason::TooLarge { .. } => too_large.push(s.path.as_str()),
+                SkipReason::Symlink | SkipReason::NotRegular => skipped.push(s.clone()),
+                _ => return None,
+            }
+        }
+        let paths: Vec<&str> =
+            self.scanned.iter().map(|f| f.path.as_str()).chain(too_large).collect();
+        let now: Vec<Option<(u64, i64)>> = paths
             .par_iter()
-            .map(|f| f.path.as_str())
-            .chain(too_large.par_iter().copied())
             .map(|p| {
                 let meta = std::fs::symlink_metadata(self.root.join(p)).ok()?;
                 meta.is_file().then(|| (meta.len(), crate::corpus::mtime_ns(&meta)))
             })
             .collect();
-        let mut changes = Changes::default();
-        for (f, stat) in self.scanned.iter().zip(&now) {
-            match stat {
-                None => changes.removed.push(f.path.clone()),
-                Some((size, _)) if *size > self.max_file_size => {
-                    changes.removed.push(f.path.clone())
-                }
-                Some((size, mtime)) if (*size, *mtime) != (f.size, f.mtime_ns) => {
-                    changes.modified.push(f.path.clone())
-                }
-                Some(_) => {}
+        let mut files = Vec::with_capacity(paths.len());
+        for (path, stat) in paths.into_iter().zip(now) {
+            // Gone while its folder kept its time: the folder changed within
+            // its clock's tick, which a walk sees.
+            let (size, mtime_ns) = stat?;
+            match size > self.max_file_size {
+                true => skipped.push(Skipped {
+                    path: path.to_string(),
+                    reason: SkipReason::TooLarge { size },
+                }),
+                false => files.push(FileStat { path: path.to_string(), size, mtime_ns }),
             }
         }
-        for (path, stat) in too_large.iter().zip(&now[self.scanned.len()..]) {
-            if stat.is_some_and(|(size, _)| size <= self.max_file_size) {
-                changes.added.push(path.to_string());
-            }
-        }
-        Some(changes)
+        files.sort_by(|a, b| a.path.cmp(&b.path));
+        skipped.sort_by(|a, b| a.path.cmp(&b.path));
+        let guards = WalkGuards { started_ns, ..self.guards.clone() };
+        Some(Scan { root: self.root.clone(), files, skipped, guards })
     }
 
     /// Writes the manifest into a generation folder.
@@ -271,6 +284,60 @@ mod tests {
         // A new file changes its folder: only a walk can tell.
         std::fs::write(root.join("src/b.rs"), "fn b() {}\n").unwrap();
         assert_eq!(m.quick_changes(), None);
+    }
+
+    #[test]
+    fn a_restat_is_the_scan_a_walk_makes_or_declines() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path();
+        std::fs::create_dir(root.join("src")).unwrap();
+        std::fs::write(root.join("src/a.rs"), "fn a() {}\n").unwrap();
+        std::fs::write(root.join("src/big.txt"), "x".repeat(200)).unwrap();
+        std::fs::write(root.join("src/grows.rs"), "fn g() {}\n").unwrap();
+        #[cfg(unix)]
+        std::os::unix::fs::symlink("a.rs", root.join("src/link.rs")).unwrap();
+        for p in ["src/a.rs", "src/big.txt", "src/grows.rs", "src", ""] {
+            age(&root.join(p));
+        }
+        let mut walker = crate::CorpusBuilder::new();
+        walker.max_file_size(100);
+        let scan = walker.scan(root).unwrap();
+        let mut m = manifest(scan.files.clone());
+        m.root = scan.root.clone();
+        m.max_file_size = 100;
+        m.guards = scan.guards.clone();
+        // The read's skips are among the files the walk offered.
+        m.skipped = scan.skipped.clone();
+        m.skipped.push(Skipped { path: "src/a.rs".into(), reason: SkipReason::Binary });
+        m.skipped.sort_by(|a, b| a.path.cmp(&b.path));
+        let same = |a: &Scan, b: &Scan| {
+            (&a.root, &a.files, &a.skipped, &a.guards.entries, &a.guards.absent)
+                == (&b.root, &b.files, &b.skipped, &b.guards.entries, &b.guards.absent)
+        };
+        let restat = m.restat().expect("nothing changed");
+        assert!(same(&restat, &walker.scan(root).unwrap()), "{restat:?}");
+        assert!(restat.guards.started_ns > m.guards.started_ns);
+
+        // Edited in place, shrunk under the cap, grown past it.
+        std::fs::write(root.join("src/a.rs"), "fn a() { changed() }\n").unwrap();
+        std::fs::write(root.join("src/big.txt"), "small").unwrap();
+        std::fs::write(root.join("src/grows.rs"), "y".repeat(300)).unwrap();
+        let restat = m.restat().expect("the folders kept their shape");
+        assert!(same(&restat, &walker.scan(root).unwrap()), "{restat:?}");
+        assert!(restat.files.iter().any(|f| f.path == "src/big.txt"));
+        assert!(restat.skipped.iter().any(|s| s.path == "src/grows.rs"));
+
+        // An entry the walk could not read may be readable now.
+        let mut unreadable = m.clone();
+        let error = "permission denied".to_string();
+        unreadable
+            .skipped
+            .push(Skipped { path: "x".into(), reason: SkipReason::Unreadable { error } });
+        assert!(unreadable.restat().is_none());
+        // A recorded file that is gone: only a walk can tell what else is.
+        let mut gone = m.clone();
+        gone.scanned.push(stat("src/zz.rs", 1, 1));
+        assert!(gone.restat().is_none());
     }
 
     #[test]

@@ -904,8 +904,6 @@ fn build_once(
     let mut walker = CorpusBuilder::new();
     walker.max_file_size(settings.max_file_size).exclude(dir.path());
     progress.stage("scanning", 0);
-    let scan = walker.scan(root)?;
-    stage(&mut stages, "scan", &mut t);
     // A refresh takes the symbols, fragments and links of every file whose
     // path, text and language are unchanged from the previous generation:
     // their outlines are copied to the new one undecoded.
@@ -913,6 +911,19 @@ fn build_once(
         true => dir.current().ok().flatten().and_then(|g| Previous::open(g, settings)),
         false => None,
     };
+    // While the tree keeps its shape, a refresh that trusts stats stat's
+    // the files the previous generation recorded instead of walking (the
+    // walk, with its ignore rules, is most of a small refresh's scan).
+    let restat = previous.as_ref().filter(|p| {
+        options.trust_unchanged_stat
+            && p.manifest.root == canonical
+            && p.manifest.max_file_size == settings.max_file_size
+    });
+    let scan = match restat.and_then(|p| p.manifest.restat()) {
+        Some(scan) => scan,
+        None => walker.scan(root)?,
+    };
+    stage(&mut stages, "scan", &mut t);
     // The queries of the languages of files that look changed (all of them
     // in a full build) are compiled while the files are read: tens of
     // milliseconds for a large grammar, most of a small refresh. A wrong
@@ -980,7 +991,9 @@ fn build_once(
         corpus.files.iter().filter(|f| !is_kept(f)).filter_map(|f| f.language).collect();
     languages.sort_unstable();
     languages.dedup();
-    let read_kept = || -> (Vec<Option<FileOutline>>, Vec<Option<Vec<u8>>>) {
+    // A kept file's outline is neither decompressed nor decoded: the outline
+    // file takes it by its number in the previous one.
+    let read_kept = || -> (Vec<Option<FileOutline>>, Vec<Option<usize>>) {
         corpus
             .files
             .par_iter()
@@ -988,13 +1001,14 @@ fn build_once(
             .enumerate()
             .map(|(i, (f, k))| {
                 let cache = cache.as_ref()?;
-                match k.is_some().then(|| cache.raw(f)).flatten() {
-                    Some(bytes) => Some((None, bytes)),
-                    None => cache.get(f, FileId(i as u32)).map(|(o, bytes)| (Some(o), bytes)),
+                let at = cache.position(f)?;
+                match k {
+                    Some(_) => Some((None, at)),
+                    None => cache.get(f, FileId(i as u32)).map(|o| (Some(o), at)),
                 }
             })
             .map(|read| match read {
-                Some((outline, bytes)) => (outline, Some(bytes)),
+                Some((outline, at)) => (outline, Some(at)),
                 None => (None, None),
             })
             .unzip()
@@ -1118,7 +1132,7 @@ fn build_once(
             let id = FileId(i as u32);
             let key = outline_keys.get(i).copied().unwrap_or_default();
             match cache.as_ref().and_then(|c| c.get_by_key(key, id)) {
-                Some((outline, _)) => outline,
+                Some(outline) => outline,
                 None => files
                     .get(i)
                     .and_then(|f| f.language)

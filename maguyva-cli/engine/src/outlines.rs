@@ -8,7 +8,6 @@ use maguyva_core::store::{self, FormatVersion};
 use maguyva_core::{
     Array, Bytes, FileId, Language, Result, SectionFile, SectionWriter, SourceFile,
 };
-use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::OnceLock;
@@ -56,29 +55,43 @@ pub(crate) fn outline_key(file: &SourceFile) -> u64 {
 /// The outline file of the files whose [`outline_key`]s are `keys` (in file
 /// order), ready to write; the `identity` of the extraction (queries and
 /// grammars) is kept with them.
-/// `stored[i]`, when given, is file `i`'s outline as a previous outline file
-/// held it, encoded, written again as it is; a block whose bytes `previous`
-/// (that file) held as one block keeps the frame it had there.
+/// `kept[i]`, when given, is the number of file `i`'s outline in `previous`
+/// (see [`OutlineCache::position`]), written again as it is there; a block
+/// that holds the same outlines as a block of `previous` keeps the frame
+/// it had there, undecompressed.
 pub(crate) fn writer(
     identity: &str,
     keys: &[u64],
     outlines: &[Option<FileOutline>],
-    stored: &[Option<Vec<u8>>],
+    kept: &[Option<usize>],
     previous: Option<&OutlineCache>,
 ) -> Result<SectionWriter> {
-    writer_in_blocks(identity, keys, outlines, stored, previous, BLOCKS)
+    writer_in_blocks(identity, keys, outlines, kept, previous, BLOCKS)
+}
+
+/// An outline to write: one of the previous file's, by number, or encoded.
+enum Piece {
+    Kept(usize),
+    Encoded(Vec<u8>),
 }
 
 fn writer_in_blocks(
     identity: &str,
     file_keys: &[u64],
     outlines: &[Option<FileOutline>],
-    stored: &[Option<Vec<u8>>],
+    kept: &[Option<usize>],
     previous: Option<&OutlineCache>,
     cut: BlockCut,
 ) -> Result<SectionWriter> {
     use rayon::prelude::*;
-    let packed: Vec<Option<(u64, Cow<[u8]>)>> = file_keys
+    let damaged = || {
+        let path = previous.map_or_else(Default::default, |p| p.file.path().to_path_buf());
+        maguyva_core::Error::corrupt(
+            path,
+            "an outline kept from it is damaged; run `maguyva index`",
+        )
+    };
+    let pieces: Vec<Option<(u64, Piece)>> = file_keys
         .par_iter()
         .zip(outlines)
         .enumerate()
@@ -88,40 +101,74 @@ fn writer_in_blocks(
             if o.is_some_and(|o| o.failure.is_some()) {
                 return Ok(None);
             }
-            let bytes = match (stored.get(i).and_then(Option::as_ref), o) {
-                (Some(kept), _) => Cow::Borrowed(kept.as_slice()),
-                (None, Some(o)) => Cow::Owned(store::encode("outline", o)?),
-                (None, None) => Cow::Owned(store::encode("outline", &FileOutline::default())?),
+            let piece = match (kept.get(i).copied().flatten(), o) {
+                (Some(p), _) => Piece::Kept(p),
+                (None, Some(o)) => Piece::Encoded(store::encode("outline", o)?),
+                (None, None) => Piece::Encoded(store::encode("outline", &FileOutline::default())?),
             };
-            Ok(Some((key, bytes)))
+            Ok(Some((key, piece)))
         })
         .collect::<Result<_>>()?;
-    // Outlines back to back, cut into blocks at outline boundaries.
-    let mut keys = Vec::with_capacity(file_keys.len());
+    let pieces: Vec<(u64, Piece)> = pieces.into_iter().flatten().collect();
+    // Outlines back to back, cut into blocks at outline boundaries: where,
+    // is known from their lengths alone.
+    let mut keys = Vec::with_capacity(pieces.len());
     let mut offsets = vec![0u64];
-    let mut raw_starts = vec![0u64];
-    let mut raw = Vec::new();
-    for (key, bytes) in packed.into_iter().flatten() {
-        keys.push(key);
-        raw.extend_from_slice(&bytes);
-        offsets.push(raw.len() as u64);
-        let size = raw.len() - raw_starts.last().copied().unwrap_or(0) as usize;
-        if (key % cut.key_modulus == 0 && size >= cut.min_bytes) || size >= MAX_BLOCK_BYTES {
-            raw_starts.push(raw.len() as u64);
+    let (mut raw_starts, mut cuts) = (vec![0u64], vec![0usize]);
+    for (n, (key, piece)) in pieces.iter().enumerate() {
+        let len = match piece {
+            Piece::Kept(p) => previous.and_then(|c| c.len_at(*p)).ok_or_else(damaged)?,
+            Piece::Encoded(bytes) => bytes.len() as u64,
+        };
+        keys.push(*key);
+        let end = offsets.last().copied().unwrap_or(0) + len;
+        offsets.push(end);
+        let size = end - raw_starts.last().copied().unwrap_or(0);
+        if (key % cut.key_modulus == 0 && size >= cut.min_bytes as u64)
+            || size >= MAX_BLOCK_BYTES as u64
+        {
+            raw_starts.push(end);
+            cuts.push(n + 1);
         }
     }
-    if raw_starts.last() != Some(&(raw.len() as u64)) || raw_starts.len() == 1 {
-        raw_starts.push(raw.len() as u64);
+    let total = offsets.last().copied().unwrap_or(0);
+    if raw_starts.last() != Some(&total) || raw_starts.len() == 1 {
+        raw_starts.push(total);
+        cuts.push(pieces.len());
     }
-    let (hashes, frames): (Vec<u64>, Vec<Vec<u8>>) = raw_starts
+    let (hashes, frames): (Vec<u64>, Vec<Vec<u8>>) = cuts
         .par_windows(2)
         .map(|w| {
-            let block = &raw[w[0] as usize..w[1] as usize];
-            let hash = xxhash_rust::xxh3::xxh3_64(block);
+            let block = &pieces[w[0]..w[1]];
+            // The same outlines as one of the previous blocks: its frame.
+            let first = match block.first() {
+                Some((_, Piece::Kept(p))) => Some(*p),
+                _ => None,
+            };
+            let in_order = block
+                .iter()
+                .enumerate()
+                .all(|(k, (_, piece))| matches!(piece, Piece::Kept(p) if Some(*p) == first.map(|f| f + k)));
+            let whole = first
+                .filter(|_| in_order)
+                .and_then(|f| previous?.whole_block(f, f + block.len()));
+            if let Some((hash, frame)) = whole {
+                return Ok((hash, frame.to_vec()));
+            }
+            let mut raw = Vec::new();
+            for (_, piece) in block {
+                match piece {
+                    Piece::Kept(p) => {
+                        raw.extend_from_slice(previous.and_then(|c| c.bytes_at(*p)).ok_or_else(damaged)?)
+                    }
+                    Piece::Encoded(bytes) => raw.extend_from_slice(bytes),
+                }
+            }
+            let hash = xxhash_rust::xxh3::xxh3_64(&raw);
             if let Some(frame) = previous.and_then(|p| p.frame_of(hash)) {
                 return Ok((hash, frame.to_vec()));
             }
-            let frame = zstd::bulk::compress(block, cut.level).map_err(|e| {
+            let frame = zstd::bulk::compress(&raw, cut.level).map_err(|e| {
                 maguyva_core::Error::Encode { what: "outlines", reason: e.to_string() }
             })?;
             Ok((hash, frame))
@@ -157,7 +204,9 @@ pub(crate) struct OutlineCache {
     /// Each block once decompressed (`None`: damaged), shared by the
     /// outlines it holds.
     decompressed: Vec<OnceLock<Option<Vec<u8>>>>,
-    /// Blocks by the xxh3-64 of their uncompressed bytes.
+    /// The xxh3-64 of each block's uncompressed bytes.
+    hashes: Array<u64>,
+    /// Blocks by that hash.
     by_block: HashMap<u64, usize>,
 }
 
@@ -202,6 +251,7 @@ impl OutlineCache {
             blocks,
             blob,
             decompressed,
+            hashes,
             by_block,
         })
     }
@@ -212,38 +262,64 @@ impl OutlineCache {
     }
 
     /// The kept outline of `file`, as file `id`, if its text and language
-    /// are the ones it was made from, with its encoded bytes.
-    pub(crate) fn get(&self, file: &SourceFile, id: FileId) -> Option<(FileOutline, Vec<u8>)> {
+    /// are the ones it was made from.
+    pub(crate) fn get(&self, file: &SourceFile, id: FileId) -> Option<FileOutline> {
         self.get_by_key(outline_key(file), id)
     }
 
     /// [`OutlineCache::get`] by the file's [`outline_key`].
-    pub(crate) fn get_by_key(&self, key: u64, id: FileId) -> Option<(FileOutline, Vec<u8>)> {
-        let bytes = self.raw_by_key(key)?;
-        let mut outline: FileOutline = store::decode(self.file.path(), &bytes).ok()?;
+    pub(crate) fn get_by_key(&self, key: u64, id: FileId) -> Option<FileOutline> {
+        let bytes = self.bytes_at(*self.by_key.get(&key)?)?;
+        let mut outline: FileOutline = store::decode(self.file.path(), bytes).ok()?;
         for s in &mut outline.symbols {
             s.file = id;
         }
-        Some((outline, bytes))
+        Some(outline)
     }
 
-    /// The kept outline of `file`, encoded, not decoded: to be written again
-    /// by a refresh that takes the file's symbols and links from elsewhere.
-    pub(crate) fn raw(&self, file: &SourceFile) -> Option<Vec<u8>> {
-        self.raw_by_key(outline_key(file))
+    /// The number of `file`'s kept outline here, if its text and language
+    /// are the ones it was made from and its block holds it whole: to be
+    /// written again as it is ([`writer`]) by a refresh that takes the
+    /// file's symbols and links from elsewhere, without decoding it.
+    pub(crate) fn position(&self, file: &SourceFile) -> Option<usize> {
+        let &i = self.by_key.get(&outline_key(file))?;
+        self.span(i).map(|_| i)
     }
 
-    fn raw_by_key(&self, key: u64) -> Option<Vec<u8>> {
-        let &i = self.by_key.get(&key)?;
+    /// Outline `i`'s bytes, `a..b` of all outlines back to back, and the
+    /// block `j` that holds them whole, which spans `start..end`.
+    fn span(&self, i: usize) -> Option<(u64, u64, usize, u64, u64)> {
         let (a, b) = (*self.offsets.get(i)?, *self.offsets.get(i + 1)?);
         // The block holding the outline's start must hold its end too.
         let j = self.raw_starts.partition_point(|&s| s <= a).checked_sub(1)?;
         let (start, end) = (*self.raw_starts.get(j)?, *self.raw_starts.get(j + 1)?);
-        if b > end {
+        (b <= end).then_some((a, b, j, start, end))
+    }
+
+    /// The length of outline `i`, encoded.
+    fn len_at(&self, i: usize) -> Option<u64> {
+        self.span(i).map(|(a, b, ..)| b - a)
+    }
+
+    /// Outline `i`, encoded; its block is decompressed the first time.
+    fn bytes_at(&self, i: usize) -> Option<&[u8]> {
+        let (a, b, j, start, end) = self.span(i)?;
+        let block = self.decompressed.get(j)?.get_or_init(|| self.block(j, end - start));
+        block.as_ref()?.get((a - start) as usize..(b - start) as usize)
+    }
+
+    /// The hash and frame of the block that holds outlines `first..end`
+    /// and nothing else, when its frame says it expands to their length.
+    fn whole_block(&self, first: usize, end: usize) -> Option<(u64, &[u8])> {
+        let (a, b) = (*self.offsets.get(first)?, *self.offsets.get(end)?);
+        let j = self.raw_starts.partition_point(|&s| s <= a).checked_sub(1)?;
+        if (*self.raw_starts.get(j)?, *self.raw_starts.get(j + 1)?) != (a, b) {
             return None;
         }
-        let block = self.decompressed.get(j)?.get_or_init(|| self.block(j, end - start));
-        block.as_ref()?.get((a - start) as usize..(b - start) as usize).map(<[u8]>::to_vec)
+        let frame =
+            self.blob.get(*self.blocks.get(j)? as usize..*self.blocks.get(j + 1)? as usize)?;
+        let claims = zstd::zstd_safe::get_frame_content_size(frame).ok().flatten();
+        (claims == Some(b - a)).then_some((*self.hashes.get(j)?, frame))
     }
 
     /// The compressed frame of the block whose uncompressed bytes hash to
@@ -324,11 +400,11 @@ mod tests {
             assert!(OutlineCache::open(tmp.path(), "another extraction").is_none());
             let mut stored = Vec::new();
             for (i, (f, o)) in files.iter().zip(&outlines).enumerate().rev() {
-                let (got, bytes) = cache.get(f, FileId(i as u32 + 100)).unwrap();
+                let got = cache.get(f, FileId(i as u32 + 100)).unwrap();
                 let mut want = o.clone();
                 want.symbols.iter_mut().for_each(|s| s.file = FileId(i as u32 + 100));
                 assert_eq!(got, want, "{} with blocks cut at {cut:?}", f.path);
-                stored.push(Some(bytes));
+                stored.push(cache.position(f));
             }
             stored.reverse();
             // Carried over as stored, the file is the same again.
@@ -365,11 +441,7 @@ mod tests {
         // File 5 is edited; the others are taken from the old file.
         files[5] = source("m5.go", Language::Go, "package m\n\nfunc Edited() {}\n");
         outlines[5] = maguyva_ast::outline(Language::Go, &files[5].text, FileId(5));
-        let stored: Vec<Option<Vec<u8>>> = files
-            .iter()
-            .enumerate()
-            .map(|(i, f)| old.get(f, FileId(i as u32)).map(|(_, bytes)| bytes))
-            .collect();
+        let stored: Vec<Option<usize>> = files.iter().map(|f| old.position(f)).collect();
         assert!(stored[5].is_none());
         let weak = BlockCut { level: 1, ..ONE_PER_BLOCK };
         let new = tempfile::tempdir().unwrap();
@@ -389,7 +461,48 @@ mod tests {
             zstd::bulk::compress(&store::encode("outline", &outlines[5]).unwrap(), 1).unwrap();
         assert_eq!(frame(&new, 5), fresh);
         for (i, f) in files.iter().enumerate() {
-            assert_eq!(new.get(f, FileId(i as u32)).unwrap().0, outlines[i]);
+            assert_eq!(new.get(f, FileId(i as u32)).unwrap(), outlines[i]);
+        }
+    }
+
+    /// A refresh writes the file a build from scratch writes, and opens
+    /// only the blocks from the change to where the cuts agree again: the
+    /// others' frames are copied without being decompressed.
+    #[test]
+    fn a_refresh_decompresses_only_the_blocks_it_changes() {
+        let several = BlockCut { key_modulus: 1, min_bytes: 300, level: ZSTD_LEVEL };
+        for cut in [ONE_PER_BLOCK, several] {
+            let (mut files, mut outlines) = corpus();
+            let write = |files: &[SourceFile], outlines: &[FileOutline], stored, previous| {
+                let tmp = tempfile::tempdir().unwrap();
+                writer_in_blocks("x", &keys(files), &some(outlines), stored, previous, cut)
+                    .unwrap()
+                    .write(&tmp.path().join(OUTLINES_FILE))
+                    .unwrap();
+                tmp
+            };
+            let none = vec![None; files.len()];
+            let first = write(&files, &outlines, &none, None);
+            let old = OutlineCache::open(first.path(), "x").unwrap();
+            assert!(old.decompressed.len() > 3, "{cut:?}");
+            files[7] = source("m7.rs", Language::Rust, "pub fn edited() {}\n");
+            outlines[7] = maguyva_ast::outline(Language::Rust, &files[7].text, FileId(7));
+            let stored: Vec<Option<usize>> = files.iter().map(|f| old.position(f)).collect();
+            assert_eq!(stored.iter().filter(|s| s.is_none()).count(), 1);
+            let refreshed = write(&files, &outlines, &stored, Some(&old));
+            let scratch = write(&files, &outlines, &none, None);
+            let read = |t: &tempfile::TempDir| std::fs::read(t.path().join(OUTLINES_FILE)).unwrap();
+            assert_eq!(read(&refreshed), read(&scratch), "{cut:?}");
+            let (_, _, j, _, _) = old.span(7).unwrap();
+            for (b, opened) in old.decompressed.iter().enumerate() {
+                let opened = opened.get().is_some();
+                // A block of the changed outline alone needs none of the old.
+                match (b < j, b == j, cut.min_bytes) {
+                    (true, ..) | (_, _, 0) => assert!(!opened, "block {b}, {cut:?}"),
+                    (_, true, _) => assert!(opened, "the block of the change, {cut:?}"),
+                    _ => {}
+                }
+            }
         }
     }
 
