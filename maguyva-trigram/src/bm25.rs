@@ -293,31 +293,15 @@ impl Bm25Index {
         let mut blob = Vec::with_capacity(self.parts.blob.len());
         let mut offs = Vec::with_capacity(self.parts.offs.len());
         offs.push(0u32);
-        // The terms in order, to make the dictionary of when they are not
-        // the old one's (a term came or went).
-        let (mut keys, mut key_ends): (Vec<u8>, Vec<usize>) = (Vec::new(), Vec::new());
-        let mut same_terms = true;
         let mut olds: Vec<(u32, u32)> = Vec::new();
         let mut news: Vec<(u32, u32)> = Vec::new();
-        let (mut old, mut new) = (self.terms.stream(), fresh.terms.stream());
-        let (mut key_a, mut key_b) = (Vec::new(), Vec::new());
-        let next = |stream: &mut fst::map::Stream<'_>, key: &mut Vec<u8>| {
-            let (k, t) = stream.next()?;
-            key.clear();
-            key.extend_from_slice(k);
-            Some(t)
-        };
-        let (mut a, mut b) = (next(&mut old, &mut key_a), next(&mut new, &mut key_b));
-        loop {
-            let (take_a, take_b) = match (a, b) {
-                (None, None) => break,
-                (Some(_), Some(_)) => (key_a <= key_b, key_b <= key_a),
-                (a, b) => (a.is_some(), b.is_some()),
-            };
+        // The list of a term that has old list `a` and fresh list `b`;
+        // `false` when it has no document left.
+        let mut merge = |blob: &mut Vec<u8>, a: Option<u64>, b: Option<u64>| -> Result<bool> {
             let (mut raw, mut moved) = (None, false);
             olds.clear();
             news.clear();
-            if let Some(t) = a.filter(|_| take_a) {
+            if let Some(t) = a {
                 self.postings_at(t, |d, tf| {
                     moved |= !unmoved(d.index());
                     if let Some(Some(n)) = kept.get(d.index()) {
@@ -326,7 +310,7 @@ impl Bm25Index {
                 })?;
                 raw = self.list(t);
             }
-            if let Some(t) = b.filter(|_| take_b) {
+            if let Some(t) = b {
                 fresh.postings_at(t, |d, tf| {
                     if let Some(&n) = fresh_ids.get(d.index()) {
                         news.push((n, tf));
@@ -344,18 +328,59 @@ impl Bm25Index {
                     // Both lists rise (kept ids keep their order), so they
                     // are merged, not sorted.
                     let merged = crate::postings::merge_rising(&olds, &news, |p| p.0);
-                    push_list(&mut blob, olds.len() + news.len(), merged)?;
+                    push_list(blob, olds.len() + news.len(), merged)?;
                 }
             }
-            let key = if take_a { &key_a } else { &key_b };
-            match blob.len() > before {
-                true => {
-                    offs.push(blob_end(&blob)?);
-                    keys.extend_from_slice(key);
-                    key_ends.push(keys.len());
-                    same_terms &= take_a;
+            Ok(blob.len() > before)
+        };
+        // The dictionary maps each term to its number: while the changed
+        // documents brought no new term (most small changes), the old one
+        // serves, and the terms are walked by number, not streamed from it.
+        if let Some(pairs) = self.numbers_of(fresh) {
+            let mut pairs = pairs.into_iter().peekable();
+            let mut same_terms = true;
+            for t in 0..self.terms.len() as u64 {
+                let b = pairs.next_if(|&(old, _)| old == t).map(|(_, b)| b);
+                same_terms &= merge(&mut blob, Some(t), b)?;
+                offs.push(blob_end(&blob)?);
+                if !same_terms {
+                    break;
                 }
-                false => same_terms &= !take_a,
+            }
+            if same_terms {
+                return Bm25Index::from_parts(Bm25Parts {
+                    analyzer: self.parts.analyzer,
+                    terms: self.parts.terms.clone(),
+                    offs: Offsets::new(offs, blob.len()),
+                    blob: Bytes::from_vec(blob),
+                    doc_len: doc_len.into(),
+                });
+            }
+            // A term went: its number goes with it.
+            blob.clear();
+            offs.truncate(1);
+        }
+        // The terms in order, to make the dictionary of.
+        let (mut keys, mut key_ends): (Vec<u8>, Vec<usize>) = (Vec::new(), Vec::new());
+        let (mut old, mut new) = (self.terms.stream(), fresh.terms.stream());
+        let (mut key_a, mut key_b) = (Vec::new(), Vec::new());
+        let next = |stream: &mut fst::map::Stream<'_>, key: &mut Vec<u8>| {
+            let (k, t) = stream.next()?;
+            key.clear();
+            key.extend_from_slice(k);
+            Some(t)
+        };
+        let (mut a, mut b) = (next(&mut old, &mut key_a), next(&mut new, &mut key_b));
+        loop {
+            let (take_a, take_b) = match (a, b) {
+                (None, None) => break,
+                (Some(_), Some(_)) => (key_a <= key_b, key_b <= key_a),
+                (a, b) => (a.is_some(), b.is_some()),
+            };
+            if merge(&mut blob, a.filter(|_| take_a), b.filter(|_| take_b))? {
+                offs.push(blob_end(&blob)?);
+                keys.extend_from_slice(if take_a { &key_a } else { &key_b });
+                key_ends.push(keys.len());
             }
             if take_a {
                 a = next(&mut old, &mut key_a);
@@ -364,27 +389,31 @@ impl Bm25Index {
                 b = next(&mut new, &mut key_b);
             }
         }
-        // The dictionary maps each term to its number: the old one serves
-        // as long as the terms are the same (most small changes).
-        let terms = match same_terms {
-            true => self.parts.terms.clone(),
-            false => {
-                let mut builder = fst::MapBuilder::memory();
-                let mut start = 0;
-                for (t, &end) in key_ends.iter().enumerate() {
-                    builder.insert(&keys[start..end], t as u64)?;
-                    start = end;
-                }
-                Bytes::from_vec(builder.into_inner()?)
-            }
-        };
+        let mut builder = fst::MapBuilder::memory();
+        let mut start = 0;
+        for (t, &end) in key_ends.iter().enumerate() {
+            builder.insert(&keys[start..end], t as u64)?;
+            start = end;
+        }
         Bm25Index::from_parts(Bm25Parts {
             analyzer: self.parts.analyzer,
-            terms,
+            terms: Bytes::from_vec(builder.into_inner()?),
             offs: Offsets::new(offs, blob.len()),
             blob: Bytes::from_vec(blob),
             doc_len: doc_len.into(),
         })
+    }
+
+    /// For each term of `fresh`, in order, its number here and there;
+    /// `None` when one of them is not a term here.
+    fn numbers_of(&self, fresh: &Bm25Index) -> Option<Vec<(u64, u64)>> {
+        use fst::Streamer;
+        let mut terms = fresh.terms.stream();
+        let mut pairs = Vec::with_capacity(fresh.terms.len());
+        while let Some((key, b)) = terms.next() {
+            pairs.push((self.terms.get(key)?, b));
+        }
+        Some(pairs)
     }
 
     /// The analyzer documents were indexed with (queries must use it too).
@@ -508,6 +537,25 @@ mod tests {
             prop_assert_eq!(offs(&merged.parts), offs(&rebuilt.parts));
             prop_assert_eq!(&*merged.parts.blob, &*rebuilt.parts.blob);
             prop_assert_eq!(&*merged.parts.doc_len, &*rebuilt.parts.doc_len);
+        }
+    }
+
+    /// A change that brings no new term keeps the dictionary as it is; one
+    /// whose term goes with it makes a new one (both equal a rebuild).
+    #[test]
+    fn the_dictionary_is_kept_while_no_term_comes_or_goes() {
+        let analyzer = Analyzer { stem: false };
+        let old = ["alpha beta", "gamma beta", "delta"];
+        let before = Bm25Index::build(&old, analyzer).unwrap();
+        let kept = [Some(0), None, Some(2)];
+        for (edit, keeps) in [("beta gamma gamma", true), ("beta", false), ("beta omega", false)] {
+            let fresh = Bm25Index::build(&[edit], analyzer).unwrap();
+            let merged = before.merged(&kept, &fresh, &[1], 3).unwrap();
+            let rebuilt = Bm25Index::build(&[old[0], edit, old[2]], analyzer).unwrap();
+            assert_eq!(&*merged.parts.terms, &*rebuilt.parts.terms, "{edit}");
+            assert_eq!(&*merged.parts.blob, &*rebuilt.parts.blob, "{edit}");
+            let same = merged.parts.terms.as_ptr() == before.parts.terms.as_ptr();
+            assert_eq!(same, keeps, "{edit}");
         }
     }
 
