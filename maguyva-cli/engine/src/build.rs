@@ -61,7 +61,9 @@ pub struct BuildReport {
     /// Files left out, and why.
     pub skipped: Vec<Skipped>,
     /// Time of each stage, in milliseconds. The symbols and graph run
-    /// beside the text index and embedding, so those four overlap.
+    /// beside the text index and embedding, so those four overlap; `write`
+    /// is the longer side's writing, which overlaps the other's work, and
+    /// the switch to the new generation.
     pub stages_ms: Vec<(String, f64)>,
     /// Total time, in milliseconds.
     pub total_ms: f64,
@@ -1106,8 +1108,12 @@ fn build_once(
     let skipped = corpus.skipped.clone();
 
     // The symbols and the graph, and the text index and the vectors, need
-    // nothing of each other: they are made side by side.
+    // nothing of each other: they are made side by side, and each side
+    // writes its files as soon as they are made, while the other works.
+    // Each file is synced to disk before the folder is renamed into place.
     progress.stage("linking and indexing", 0);
+    let staging = lock.stage()?;
+    let at = staging.path();
     let link = || -> Result<_> {
         let t = Instant::now();
         let given: Vec<Option<&FileOutline>> = outlines
@@ -1145,7 +1151,16 @@ fn build_once(
             build_graph(root, &sources, &outlines, &taken, &symbols, previous_graph, &kept)?;
         let outline_file =
             outlines::writer(&extraction, &outline_keys, &outlines, &stored, cache.as_ref())?;
-        Ok((symbols, symbols_ms, graph, outline_file, ms(t.elapsed())))
+        let graph_ms = ms(t.elapsed());
+        let t = Instant::now();
+        let writes: [&(dyn Fn() -> Result<()> + Sync); 4] = [
+            &|| store::save(&at.join(FRAGMENTS_FILE), FRAGMENTS_FORMAT, "fragments", &fragments),
+            &|| Ok(symbols.save(at)?),
+            &|| Ok(graph.save(at)?),
+            &|| outline_file.write(&at.join(OUTLINES_FILE)),
+        ];
+        writes.par_iter().map(|write| write()).collect::<Result<Vec<()>>>()?;
+        Ok((symbols, symbols_ms, graph, graph_ms, ms(t.elapsed())))
     };
     let index = || -> Result<_> {
         let t = Instant::now();
@@ -1206,11 +1221,17 @@ fn build_once(
             }))
         };
         let embedded = embed(dir, settings, options, semantic_docs, semantic_terms)?;
-        Ok((text, text_ms, embedded, ms(t.elapsed())))
+        let embed_ms = ms(t.elapsed());
+        let t = Instant::now();
+        let (saved, vectors_saved) = rayon::join(|| text.save(at), || embedded.0.save(at));
+        saved?;
+        vectors_saved?;
+        Ok((text, text_ms, embedded, embed_ms, ms(t.elapsed())))
     };
     let (linked, indexed) = rayon::join(link, index);
-    let (symbols, symbols_ms, graph, outline_file, graph_ms) = linked?;
-    let (text, text_ms, (vectors, embedder, embed_stats, model_kept), embed_ms) = indexed?;
+    let (symbols, symbols_ms, graph, graph_ms, link_write_ms) = linked?;
+    let (text, text_ms, (vectors, embedder, embed_stats, model_kept), embed_ms, index_write_ms) =
+        indexed?;
     // A file taken as unchanged that had to be read after all, and was not
     // the file recorded: what was made of it is not what the tree holds.
     if let Some(changed) = content.damage() {
@@ -1227,10 +1248,9 @@ fn build_once(
     ]);
     t = Instant::now();
 
-    // One step per file written, and one for the switch to the new
+    // One step for the manifest, and one for the switch to the new
     // generation.
-    progress.stage("writing", 8);
-    let staging = lock.stage()?;
+    progress.stage("writing", 2);
     let manifest = Manifest {
         maguyva_version: env!("CARGO_PKG_VERSION").into(),
         root: scan.root.clone(),
@@ -1248,28 +1268,15 @@ fn build_once(
         options: settings.options(),
         guards: scan.guards.clone(),
     };
-    // Each file is synced to disk before the folder is renamed into place;
-    // written side by side, their syncs overlap.
-    let at = staging.path();
-    let writes: [&(dyn Fn() -> Result<()> + Sync); 6] = [
-        &|| store::save(&at.join(FRAGMENTS_FILE), FRAGMENTS_FORMAT, "fragments", &fragments),
-        &|| Ok(text.save(at)?),
-        &|| Ok(symbols.save(at)?),
-        &|| Ok(graph.save(at)?),
-        &|| Ok(vectors.save(at)?),
-        &|| outline_file.write(&at.join(OUTLINES_FILE)),
-    ];
-    writes
-        .par_iter()
-        .map(|write| write().inspect(|()| progress.advance(1)))
-        .collect::<Result<Vec<()>>>()?;
     // The manifest goes last: a generation is only ever renamed into place
     // whole, but writing it last also keeps a half-copied folder unreadable.
     manifest.save(staging.path())?;
     progress.advance(1);
     let gen_dir = staging.commit()?;
     progress.advance(1);
-    stage(&mut stages, "write", &mut t);
+    // The files written beside the other side's work, then the switch.
+    let finish_ms = ms(t.elapsed());
+    stages.push(("write".to_string(), link_write_ms.max(index_write_ms) + finish_ms));
 
     let report = BuildReport {
         root: scan.root.display().to_string(),
