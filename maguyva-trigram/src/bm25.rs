@@ -290,6 +290,11 @@ impl Bm25Index {
         // Most lists of a small change name no changed document: when
         // every old document of a list keeps its id, its bytes are copied.
         let unmoved = |d: usize| kept.get(d).copied().flatten() == Some(d as u32);
+        // While few old documents changed, went or moved, a list is only
+        // scanned for them, not decoded, to tell whether it can be copied.
+        let moved: Vec<u32> =
+            (0..self.parts.doc_len.len() as u32).filter(|&d| !unmoved(d as usize)).collect();
+        let scan_for_moved = moved.len() <= MOVED_SCANNED;
         let mut blob = Vec::with_capacity(self.parts.blob.len());
         let mut offs = Vec::with_capacity(self.parts.offs.len());
         offs.push(0u32);
@@ -298,6 +303,13 @@ impl Bm25Index {
         // The list of a term that has old list `a` and fresh list `b`;
         // `false` when it has no document left.
         let mut merge = |blob: &mut Vec<u8>, a: Option<u64>, b: Option<u64>| -> Result<bool> {
+            if let (Some(t), None, true) = (a, b, scan_for_moved) {
+                let list = self.list(t).ok_or(Error::DamagedPostings(t))?;
+                if !names_any(list, &moved).ok_or(Error::DamagedPostings(t))? {
+                    blob.extend_from_slice(list);
+                    return Ok(!list.is_empty());
+                }
+            }
             let (mut raw, mut moved) = (None, false);
             olds.clear();
             news.clear();
@@ -504,6 +516,37 @@ fn push_list(
     Ok(())
 }
 
+/// At most this many old documents that change, go or move, for a patch
+/// to scan each old list for them instead of decoding it.
+const MOVED_SCANNED: usize = 64;
+
+/// Whether a stored list names any of `documents` (sorted); `None` if it
+/// is damaged. The list is read only up to the last of them.
+fn names_any(bytes: &[u8], documents: &[u32]) -> Option<bool> {
+    let Some(&last) = documents.last() else { return Some(false) };
+    let mut pos = 0;
+    let df = varint::read(bytes, &mut pos)?;
+    let (mut doc, mut at) = (0u64, 0);
+    for _ in 0..df {
+        let head = varint::read(bytes, &mut pos)?;
+        if head & 1 == 0 {
+            varint::read(bytes, &mut pos)?;
+        }
+        doc = doc.checked_add(head >> 1)?;
+        let id = u32::try_from(doc).ok()?;
+        if id > last {
+            return Some(false);
+        }
+        while documents.get(at).is_some_and(|&d| d < id) {
+            at += 1;
+        }
+        if documents.get(at) == Some(&id) {
+            return Some(true);
+        }
+    }
+    Some(false)
+}
+
 /// The length of a blob as a list offset.
 fn blob_end(blob: &[u8]) -> Result<u32> {
     u32::try_from(blob.len()).map_err(|_| Error::DamagedPostings(blob.len() as u64))
@@ -537,6 +580,25 @@ mod tests {
             prop_assert_eq!(offs(&merged.parts), offs(&rebuilt.parts));
             prop_assert_eq!(&*merged.parts.blob, &*rebuilt.parts.blob);
             prop_assert_eq!(&*merged.parts.doc_len, &*rebuilt.parts.doc_len);
+        }
+    }
+
+    proptest! {
+        /// A list names some of a set of documents exactly when its
+        /// postings do.
+        #[test]
+        fn a_scan_for_documents_agrees_with_the_postings(
+            docs in proptest::collection::vec("(alpha|beta|gamma| ){0,12}", 1..40),
+            mut wanted in proptest::collection::vec(0u32..40, 0..5),
+        ) {
+            wanted.sort_unstable();
+            wanted.dedup();
+            let idx = Bm25Index::build(&docs, Analyzer::default()).unwrap();
+            for t in 0..idx.terms.len() as u64 {
+                let mut named = false;
+                idx.postings_at(t, |d, _| named |= wanted.binary_search(&d.0).is_ok()).unwrap();
+                prop_assert_eq!(names_any(idx.list(t).unwrap(), &wanted), Some(named));
+            }
         }
     }
 

@@ -72,6 +72,10 @@ impl TrigramPostings {
         // Most lists of a small change name no changed file: when every
         // old file of a list keeps its id, its bytes are copied.
         let unmoved = |f: u32| kept.get(f as usize).copied().flatten() == Some(f);
+        // While few old files changed, went or moved, a list is only
+        // scanned for them, not decoded, to tell whether it can be copied.
+        let moved: Vec<u32> = (0..self.files).filter(|&f| !unmoved(f)).collect();
+        let scan_for_moved = moved.len() <= MOVED_SCANNED;
         let mut table = TableWriter::default();
         let (mut old, mut new) = (self.entries().peekable(), fresh.entries().peekable());
         let (mut olds, mut news, mut ids) = (Vec::new(), Vec::new(), Vec::new());
@@ -87,8 +91,15 @@ impl TrigramPostings {
             let mut raw = None;
             olds.clear();
             news.clear();
+            let in_new = new.peek().is_some_and(|e| e.as_ref().is_none_or(|e| e.0 == key));
             if old.peek().is_some_and(|e| e.as_ref().is_none_or(|e| e.0 == key)) {
                 let (_, stored) = old.next()??;
+                if !in_new && scan_for_moved && !names_any(stored, &moved)? {
+                    if !stored.is_empty() {
+                        table.push_encoded(key, stored);
+                    }
+                    continue;
+                }
                 decode_into(stored, self.files, &mut olds)?;
                 raw = olds.iter().all(|&f| unmoved(f)).then_some(stored);
                 olds.retain_mut(|f| match kept.get(*f as usize).copied().flatten() {
@@ -99,7 +110,7 @@ impl TrigramPostings {
                     None => false,
                 });
             }
-            if new.peek().is_some_and(|e| e.as_ref().is_none_or(|e| e.0 == key)) {
+            if in_new {
                 let (_, stored) = new.next()??;
                 decode_into(stored, fresh.files, &mut news)?;
                 news.retain_mut(|f| match fresh_ids.get(*f as usize) {
@@ -385,6 +396,43 @@ fn encode(files: impl Iterator<Item = u32> + Clone, out: &mut Vec<u8>) {
     }
 }
 
+/// At most this many old files that change, go or move, for a patch to
+/// scan each old list for them instead of decoding it.
+const MOVED_SCANNED: usize = 64;
+
+/// Whether a posting list written by [`encode`] names any of `files`
+/// (sorted); `None` if it is damaged. A varint list is read only up to the
+/// last of them.
+fn names_any(bytes: &[u8], files: &[u32]) -> Option<bool> {
+    let Some(&last) = files.last() else { return Some(false) };
+    match bytes.split_first() {
+        None => Some(false),
+        Some((&BITMAP, bits)) => Some(
+            files
+                .iter()
+                .any(|&f| bits.get(f as usize / 8).is_some_and(|b| b & (1 << (f % 8)) != 0)),
+        ),
+        Some(_) => {
+            let (mut pos, mut next, mut at) = (0, 0u64, 0);
+            while pos < bytes.len() {
+                let gap = varint::read(bytes, &mut pos)?;
+                next = next.checked_add(gap)?;
+                let id = u32::try_from(next.checked_sub(1)?).ok()?;
+                if id > last {
+                    return Some(false);
+                }
+                while files.get(at).is_some_and(|&f| f < id) {
+                    at += 1;
+                }
+                if files.get(at) == Some(&id) {
+                    return Some(true);
+                }
+            }
+            Some(false)
+        }
+    }
+}
+
 /// Appends the files of one posting list written by [`encode`] to `out`,
 /// in order; `None` if it is damaged.
 fn decode_into(bytes: &[u8], files: u32, out: &mut Vec<u32>) -> Option<()> {
@@ -460,6 +508,25 @@ pub(crate) mod tests {
             prop_assert_eq!(direct, files);
             // A file out of range is damage.
             prop_assert!(decode(&blob, back.max().unwrap()).is_none());
+        }
+    }
+
+    proptest! {
+        /// A list names some of a set of files exactly when its decoded
+        /// files do, whichever encoding it took.
+        #[test]
+        fn a_scan_for_files_agrees_with_the_decoded_list(
+            mut files in proptest::collection::vec(0u32..2_000, 0..300),
+            mut wanted in proptest::collection::vec(0u32..2_000, 0..6),
+        ) {
+            files.sort_unstable();
+            files.dedup();
+            wanted.sort_unstable();
+            wanted.dedup();
+            let mut blob = Vec::new();
+            encode(files.iter().copied(), &mut blob);
+            let named = files.iter().any(|f| wanted.binary_search(f).is_ok());
+            prop_assert_eq!(names_any(&blob, &wanted), Some(named));
         }
     }
 
