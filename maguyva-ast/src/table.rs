@@ -351,17 +351,20 @@ impl<'a> TableWriter<'a> {
         Ok(())
     }
 
+    /// The table, its details' blocks that `previous` holds as they are
+    /// taken from it undecompressed and uncompressed.
     fn finish(
         self,
         first: Vec<u32>,
         [names, words, doc_words]: [Postings; 3],
         analyzer: Analyzer,
+        previous: Option<&PackedStrings>,
     ) -> Result<SymbolTable> {
         Ok(SymbolTable {
             records: self.records.into(),
             text_offsets: self.text_offsets.into(),
             texts: Text::from_string(self.texts),
-            details: PackedStrings::build(&self.details)?,
+            details: PackedStrings::build_reusing(&self.details, previous)?,
             first: first.into(),
             names,
             words,
@@ -510,7 +513,7 @@ impl SymbolTable {
             previous.words.merged(&renumber, words)?,
             previous.doc_words.merged(&renumber, doc_words)?,
         ];
-        table.finish(first, postings, analyzer)
+        table.finish(first, postings, analyzer, Some(&previous.details))
     }
 
     /// The symbols of every file, in file order, their containers numbered
@@ -582,7 +585,7 @@ impl SymbolTable {
         for s in &symbols {
             table.push(s, s.container.map(|c| (c, symbols.get(c as usize))))?;
         }
-        table.finish(first, postings, analyzer)
+        table.finish(first, postings, analyzer, None)
     }
 
     /// Number of symbols.

@@ -58,15 +58,30 @@ fn encode_error(reason: impl Into<String>) -> Error {
 impl PackedStrings {
     /// Packs `strings`, compressing the blocks in parallel.
     pub fn build<S: AsRef<str> + Sync>(strings: &[S]) -> Result<PackedStrings> {
+        PackedStrings::build_reusing(strings, None)
+    }
+
+    /// [`PackedStrings::build`], taking the frame of every block whose
+    /// strings are those of the same block of `previous` as it is, instead
+    /// of compressing them again: a list patched in place keeps most of its
+    /// blocks. The result is the same.
+    pub fn build_reusing<S: AsRef<str> + Sync>(
+        strings: &[S],
+        previous: Option<&PackedStrings>,
+    ) -> Result<PackedStrings> {
         let frames: Vec<(Vec<u8>, usize)> = strings
             .par_chunks(STRINGS_PER_BLOCK)
-            .map(|block| {
+            .enumerate()
+            .map(|(j, block)| {
                 let mut raw = Vec::new();
                 for s in block {
                     varint::push(&mut raw, s.as_ref().len() as u64);
                 }
                 for s in block {
                     raw.extend_from_slice(s.as_ref().as_bytes());
+                }
+                if let Some(frame) = previous.and_then(|p| p.frame_holding(j, block)) {
+                    return Ok((frame.to_vec(), raw.len()));
                 }
                 let frame =
                     zstd::bulk::compress(&raw, LEVEL).map_err(|e| encode_error(e.to_string()))?;
@@ -163,6 +178,23 @@ impl PackedStrings {
         }
     }
 
+    /// The frame of block `j`, when it holds exactly `strings`.
+    fn frame_holding<S: AsRef<str>>(&self, j: usize, strings: &[S]) -> Option<&[u8]> {
+        let block = self.block(j)?;
+        if block.ends.len() != strings.len() {
+            return None;
+        }
+        let mut start = 0usize;
+        for (s, &end) in strings.iter().zip(&block.ends) {
+            let end = end as usize;
+            if block.text.get(start..end)? != s.as_ref() {
+                return None;
+            }
+            start = end;
+        }
+        self.blob.get(*self.frames.get(j)? as usize..*self.frames.get(j + 1)? as usize)
+    }
+
     /// Block `j`, opened on first use.
     fn block(&self, j: usize) -> Option<&Block> {
         let cell = self.opened.get(j)?;
@@ -218,6 +250,32 @@ mod tests {
         let file = SectionFile::open(&path, F).unwrap();
         let packed = PackedStrings::open(&file, "s", values.len()).unwrap();
         (dir, packed)
+    }
+
+    /// Blocks whose strings did not change keep their frames, untouched
+    /// by the level they would be compressed at now; the result is the
+    /// list packed from scratch.
+    #[test]
+    fn unchanged_blocks_keep_their_frames() {
+        let mut values = strings(3 * STRINGS_PER_BLOCK + 10);
+        let old = PackedStrings::build(&values).unwrap();
+        values[STRINGS_PER_BLOCK + 3] = "fn edited()".into();
+        let patched = PackedStrings::build_reusing(&values, Some(&old)).unwrap();
+        let scratch = PackedStrings::build(&values).unwrap();
+        assert_eq!((&*patched.frames, &*patched.raw), (&*scratch.frames, &*scratch.raw));
+        assert_eq!(&*patched.blob, &*scratch.blob);
+        let frame = |p: &PackedStrings, j: usize| {
+            p.blob[p.frames[j] as usize..p.frames[j + 1] as usize].to_vec()
+        };
+        for j in 0..4 {
+            assert_eq!(frame(&patched, j) == frame(&old, j), j != 1, "block {j}");
+        }
+        // A string added at the end: only the last block changes.
+        values.push("fn last()".into());
+        let longer = PackedStrings::build_reusing(&values, Some(&patched)).unwrap();
+        assert_eq!(frame(&longer, 2), frame(&patched, 2));
+        assert_eq!(longer.get(values.len() - 1), "fn last()");
+        assert_eq!(longer.get(STRINGS_PER_BLOCK + 3), "fn edited()");
     }
 
     #[test]
