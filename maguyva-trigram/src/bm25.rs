@@ -294,7 +294,7 @@ impl Bm25Index {
         // scanned for them, not decoded, to tell whether it can be copied.
         let moved: Vec<u32> =
             (0..self.parts.doc_len.len() as u32).filter(|&d| !unmoved(d as usize)).collect();
-        let scan_for_moved = moved.len() <= MOVED_SCANNED;
+        let scan_for_moved = moved.len() <= crate::postings::MOVED_SCANNED;
         let mut blob = Vec::with_capacity(self.parts.blob.len());
         let mut offs = Vec::with_capacity(self.parts.offs.len());
         offs.push(0u32);
@@ -515,10 +515,6 @@ fn push_list(
     }
     Ok(())
 }
-
-/// At most this many old documents that change, go or move, for a patch
-/// to scan each old list for them instead of decoding it.
-const MOVED_SCANNED: usize = 64;
 
 /// Whether a stored list names any of `documents` (sorted); `None` if it
 /// is damaged. The list is read only up to the last of them.

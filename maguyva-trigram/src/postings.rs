@@ -396,9 +396,9 @@ fn encode(files: impl Iterator<Item = u32> + Clone, out: &mut Vec<u8>) {
     }
 }
 
-/// At most this many old files that change, go or move, for a patch to
-/// scan each old list for them instead of decoding it.
-const MOVED_SCANNED: usize = 64;
+/// At most this many old files (or documents) that change, go or move,
+/// for a patch to scan each old list for them instead of decoding it.
+pub(crate) const MOVED_SCANNED: usize = 64;
 
 /// Whether a posting list written by [`encode`] names any of `files`
 /// (sorted); `None` if it is damaged. A varint list is read only up to the
