@@ -249,6 +249,16 @@ mod tests {
         assert!(m.changes(&same).is_empty());
     }
 
+    /// The manifest a build with this walk would record (no read skips).
+    fn recorded(scan: &Scan, max_file_size: u64) -> Manifest {
+        let mut m = manifest(scan.files.clone());
+        m.root = scan.root.clone();
+        m.skipped = scan.skipped.clone();
+        m.max_file_size = max_file_size;
+        m.guards = scan.guards.clone();
+        m
+    }
+
     fn age(path: &Path) {
         let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
         let file = std::fs::File::options().write(true).open(path);
@@ -267,12 +277,7 @@ mod tests {
         }
         let mut walker = crate::CorpusBuilder::new();
         walker.max_file_size(100);
-        let scan = walker.scan(root).unwrap();
-        let mut m = manifest(scan.files.clone());
-        m.root = scan.root.clone();
-        m.skipped = scan.skipped.clone();
-        m.max_file_size = 100;
-        m.guards = scan.guards.clone();
+        let m = recorded(&walker.scan(root).unwrap(), 100);
         assert_eq!(m.quick_changes(), Some(Changes::default()));
         // Edited in place: the folder keeps its time; the walk is not needed.
         std::fs::write(root.join("src/a.rs"), "fn a() { changed() }\n").unwrap();
@@ -301,13 +306,8 @@ mod tests {
         }
         let mut walker = crate::CorpusBuilder::new();
         walker.max_file_size(100);
-        let scan = walker.scan(root).unwrap();
-        let mut m = manifest(scan.files.clone());
-        m.root = scan.root.clone();
-        m.max_file_size = 100;
-        m.guards = scan.guards.clone();
+        let mut m = recorded(&walker.scan(root).unwrap(), 100);
         // The read's skips are among the files the walk offered.
-        m.skipped = scan.skipped.clone();
         m.skipped.push(Skipped { path: "src/a.rs".into(), reason: SkipReason::Binary });
         m.skipped.sort_by(|a, b| a.path.cmp(&b.path));
         let same = |a: &Scan, b: &Scan| {
