@@ -192,6 +192,11 @@ impl PackedStrings {
             }
             start = end;
         }
+        self.frame(j)
+    }
+
+    /// Block `j`'s compressed frame.
+    fn frame(&self, j: usize) -> Option<&[u8]> {
         self.blob.get(*self.frames.get(j)? as usize..*self.frames.get(j + 1)? as usize)
     }
 
@@ -203,9 +208,7 @@ impl PackedStrings {
 
     fn open_block(&self, j: usize) -> Option<Block> {
         let len = *self.raw.get(j)? as usize;
-        let frame =
-            self.blob.get(*self.frames.get(j)? as usize..*self.frames.get(j + 1)? as usize)?;
-        let raw = crate::store::decompress_frame(frame, len)?;
+        let raw = crate::store::decompress_frame(self.frame(j)?, len)?;
         let strings = self.count.saturating_sub(j * STRINGS_PER_BLOCK).min(STRINGS_PER_BLOCK);
         let mut at = 0;
         let mut ends = Vec::with_capacity(strings);
@@ -252,9 +255,8 @@ mod tests {
         (dir, packed)
     }
 
-    /// Blocks whose strings did not change keep their frames, untouched
-    /// by the level they would be compressed at now; the result is the
-    /// list packed from scratch.
+    /// Blocks whose strings did not change keep their frames; the result
+    /// is the list packed from scratch.
     #[test]
     fn unchanged_blocks_keep_their_frames() {
         let mut values = strings(3 * STRINGS_PER_BLOCK + 10);

@@ -290,11 +290,7 @@ impl Bm25Index {
         // Most lists of a small change name no changed document: when
         // every old document of a list keeps its id, its bytes are copied.
         let unmoved = |d: usize| kept.get(d).copied().flatten() == Some(d as u32);
-        // While few old documents changed, went or moved, a list is only
-        // scanned for them, not decoded, to tell whether it can be copied.
-        let moved: Vec<u32> =
-            (0..self.parts.doc_len.len() as u32).filter(|&d| !unmoved(d as usize)).collect();
-        let scan_for_moved = moved.len() <= crate::postings::MOVED_SCANNED;
+        let moved = crate::postings::moved_ids(kept, self.parts.doc_len.len() as u32);
         let mut blob = Vec::with_capacity(self.parts.blob.len());
         let mut offs = Vec::with_capacity(self.parts.offs.len());
         offs.push(0u32);
@@ -303,9 +299,9 @@ impl Bm25Index {
         // The list of a term that has old list `a` and fresh list `b`;
         // `false` when it has no document left.
         let mut merge = |blob: &mut Vec<u8>, a: Option<u64>, b: Option<u64>| -> Result<bool> {
-            if let (Some(t), None, true) = (a, b, scan_for_moved) {
+            if let (Some(t), None, Some(moved)) = (a, b, moved.as_deref()) {
                 let list = self.list(t).ok_or(Error::DamagedPostings(t))?;
-                if !names_any(list, &moved).ok_or(Error::DamagedPostings(t))? {
+                if !names_any(list, moved).ok_or(Error::DamagedPostings(t))? {
                     blob.extend_from_slice(list);
                     return Ok(!list.is_empty());
                 }
@@ -517,30 +513,20 @@ fn push_list(
 }
 
 /// Whether a stored list names any of `documents` (sorted); `None` if it
-/// is damaged. The list is read only up to the last of them.
+/// is damaged.
 fn names_any(bytes: &[u8], documents: &[u32]) -> Option<bool> {
-    let Some(&last) = documents.last() else { return Some(false) };
     let mut pos = 0;
     let df = varint::read(bytes, &mut pos)?;
-    let (mut doc, mut at) = (0u64, 0);
-    for _ in 0..df {
+    let mut doc = 0u64;
+    let ids = (0..df).map(|_| {
         let head = varint::read(bytes, &mut pos)?;
         if head & 1 == 0 {
             varint::read(bytes, &mut pos)?;
         }
         doc = doc.checked_add(head >> 1)?;
-        let id = u32::try_from(doc).ok()?;
-        if id > last {
-            return Some(false);
-        }
-        while documents.get(at).is_some_and(|&d| d < id) {
-            at += 1;
-        }
-        if documents.get(at) == Some(&id) {
-            return Some(true);
-        }
-    }
-    Some(false)
+        u32::try_from(doc).ok()
+    });
+    crate::postings::names_any_of(ids, documents)
 }
 
 /// The length of a blob as a list offset.

@@ -72,10 +72,7 @@ impl TrigramPostings {
         // Most lists of a small change name no changed file: when every
         // old file of a list keeps its id, its bytes are copied.
         let unmoved = |f: u32| kept.get(f as usize).copied().flatten() == Some(f);
-        // While few old files changed, went or moved, a list is only
-        // scanned for them, not decoded, to tell whether it can be copied.
-        let moved: Vec<u32> = (0..self.files).filter(|&f| !unmoved(f)).collect();
-        let scan_for_moved = moved.len() <= MOVED_SCANNED;
+        let moved = moved_ids(kept, self.files);
         let mut table = TableWriter::default();
         let (mut old, mut new) = (self.entries().peekable(), fresh.entries().peekable());
         let (mut olds, mut news, mut ids) = (Vec::new(), Vec::new(), Vec::new());
@@ -94,7 +91,11 @@ impl TrigramPostings {
             let in_new = new.peek().is_some_and(|e| e.as_ref().is_none_or(|e| e.0 == key));
             if old.peek().is_some_and(|e| e.as_ref().is_none_or(|e| e.0 == key)) {
                 let (_, stored) = old.next()??;
-                if !in_new && scan_for_moved && !names_any(stored, &moved)? {
+                let as_stored = match moved.as_deref().filter(|_| !in_new) {
+                    Some(moved) => !names_any(stored, moved)?,
+                    None => false,
+                };
+                if as_stored {
                     if !stored.is_empty() {
                         table.push_encoded(key, stored);
                     }
@@ -398,13 +399,40 @@ fn encode(files: impl Iterator<Item = u32> + Clone, out: &mut Vec<u8>) {
 
 /// At most this many old files (or documents) that change, go or move,
 /// for a patch to scan each old list for them instead of decoding it.
-pub(crate) const MOVED_SCANNED: usize = 64;
+const MOVED_SCANNED: usize = 64;
+
+/// The old ids, of `count`, that do not keep their id in `kept`, when they
+/// are few enough ([`MOVED_SCANNED`]) for a patch to scan each old list for
+/// them, not decode it, to tell whether it can be copied as stored.
+pub(crate) fn moved_ids(kept: &[Option<u32>], count: u32) -> Option<Vec<u32>> {
+    let unmoved = |id: u32| kept.get(id as usize).copied().flatten() == Some(id);
+    let moved: Vec<u32> = (0..count).filter(|&id| !unmoved(id)).collect();
+    (moved.len() <= MOVED_SCANNED).then_some(moved)
+}
+
+/// Whether rising `ids` (an item of `None`: damage) hold any of `wanted`
+/// (sorted), read only up to the last of them; `None` if damaged.
+pub(crate) fn names_any_of(ids: impl Iterator<Item = Option<u32>>, wanted: &[u32]) -> Option<bool> {
+    let Some(&last) = wanted.last() else { return Some(false) };
+    let mut at = 0;
+    for id in ids {
+        let id = id?;
+        if id > last {
+            return Some(false);
+        }
+        while wanted.get(at).is_some_and(|&w| w < id) {
+            at += 1;
+        }
+        if wanted.get(at) == Some(&id) {
+            return Some(true);
+        }
+    }
+    Some(false)
+}
 
 /// Whether a posting list written by [`encode`] names any of `files`
-/// (sorted); `None` if it is damaged. A varint list is read only up to the
-/// last of them.
+/// (sorted); `None` if it is damaged.
 fn names_any(bytes: &[u8], files: &[u32]) -> Option<bool> {
-    let Some(&last) = files.last() else { return Some(false) };
     match bytes.split_first() {
         None => Some(false),
         Some((&BITMAP, bits)) => Some(
@@ -413,22 +441,14 @@ fn names_any(bytes: &[u8], files: &[u32]) -> Option<bool> {
                 .any(|&f| bits.get(f as usize / 8).is_some_and(|b| b & (1 << (f % 8)) != 0)),
         ),
         Some(_) => {
-            let (mut pos, mut next, mut at) = (0, 0u64, 0);
-            while pos < bytes.len() {
-                let gap = varint::read(bytes, &mut pos)?;
-                next = next.checked_add(gap)?;
-                let id = u32::try_from(next.checked_sub(1)?).ok()?;
-                if id > last {
-                    return Some(false);
-                }
-                while files.get(at).is_some_and(|&f| f < id) {
-                    at += 1;
-                }
-                if files.get(at) == Some(&id) {
-                    return Some(true);
-                }
-            }
-            Some(false)
+            let (mut pos, mut next) = (0, 0u64);
+            let ids = std::iter::from_fn(|| {
+                (pos < bytes.len()).then(|| {
+                    next = next.checked_add(varint::read(bytes, &mut pos)?)?;
+                    u32::try_from(next.checked_sub(1)?).ok()
+                })
+            });
+            names_any_of(ids, files)
         }
     }
 }

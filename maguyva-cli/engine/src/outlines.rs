@@ -140,27 +140,27 @@ fn writer_in_blocks(
         .par_windows(2)
         .map(|w| {
             let block = &pieces[w[0]..w[1]];
-            // The same outlines as one of the previous blocks: its frame.
-            let first = match block.first() {
-                Some((_, Piece::Kept(p))) => Some(*p),
+            // The same outlines, in order, as one of the previous blocks:
+            // its frame.
+            let in_order = |first: usize| {
+                (block.iter().enumerate())
+                    .all(|(k, (_, piece))| matches!(piece, Piece::Kept(p) if *p == first + k))
+            };
+            let whole = match block.first() {
+                Some((_, Piece::Kept(first))) if in_order(*first) => {
+                    previous.and_then(|c| c.whole_block(*first, first + block.len()))
+                }
                 _ => None,
             };
-            let in_order = block
-                .iter()
-                .enumerate()
-                .all(|(k, (_, piece))| matches!(piece, Piece::Kept(p) if Some(*p) == first.map(|f| f + k)));
-            let whole = first
-                .filter(|_| in_order)
-                .and_then(|f| previous?.whole_block(f, f + block.len()));
             if let Some((hash, frame)) = whole {
                 return Ok((hash, frame.to_vec()));
             }
             let mut raw = Vec::new();
             for (_, piece) in block {
                 match piece {
-                    Piece::Kept(p) => {
-                        raw.extend_from_slice(previous.and_then(|c| c.bytes_at(*p)).ok_or_else(damaged)?)
-                    }
+                    Piece::Kept(p) => raw.extend_from_slice(
+                        previous.and_then(|c| c.bytes_at(*p)).ok_or_else(damaged)?,
+                    ),
                     Piece::Encoded(bytes) => raw.extend_from_slice(bytes),
                 }
             }
@@ -287,13 +287,18 @@ impl OutlineCache {
     }
 
     /// Outline `i`'s bytes, `a..b` of all outlines back to back, and the
-    /// block `j` that holds them whole, which spans `start..end`.
-    fn span(&self, i: usize) -> Option<(u64, u64, usize, u64, u64)> {
+    /// block that holds them whole, its number and where it starts.
+    fn span(&self, i: usize) -> Option<(u64, u64, usize, u64)> {
         let (a, b) = (*self.offsets.get(i)?, *self.offsets.get(i + 1)?);
-        // The block holding the outline's start must hold its end too.
+        let (j, start, end) = self.block_at(a)?;
+        (b <= end).then_some((a, b, j, start))
+    }
+
+    /// The block holding byte `a` of all outlines back to back: its number
+    /// and its bytes, `start..end`.
+    fn block_at(&self, a: u64) -> Option<(usize, u64, u64)> {
         let j = self.raw_starts.partition_point(|&s| s <= a).checked_sub(1)?;
-        let (start, end) = (*self.raw_starts.get(j)?, *self.raw_starts.get(j + 1)?);
-        (b <= end).then_some((a, b, j, start, end))
+        Some((j, *self.raw_starts.get(j)?, *self.raw_starts.get(j + 1)?))
     }
 
     /// The length of outline `i`, encoded.
@@ -303,8 +308,8 @@ impl OutlineCache {
 
     /// Outline `i`, encoded; its block is decompressed the first time.
     fn bytes_at(&self, i: usize) -> Option<&[u8]> {
-        let (a, b, j, start, end) = self.span(i)?;
-        let block = self.decompressed.get(j)?.get_or_init(|| self.block(j, end - start));
+        let (a, b, j, start) = self.span(i)?;
+        let block = self.decompressed.get(j)?.get_or_init(|| self.block(j));
         block.as_ref()?.get((a - start) as usize..(b - start) as usize)
     }
 
@@ -312,12 +317,8 @@ impl OutlineCache {
     /// and nothing else, when its frame says it expands to their length.
     fn whole_block(&self, first: usize, end: usize) -> Option<(u64, &[u8])> {
         let (a, b) = (*self.offsets.get(first)?, *self.offsets.get(end)?);
-        let j = self.raw_starts.partition_point(|&s| s <= a).checked_sub(1)?;
-        if (*self.raw_starts.get(j)?, *self.raw_starts.get(j + 1)?) != (a, b) {
-            return None;
-        }
-        let frame =
-            self.blob.get(*self.blocks.get(j)? as usize..*self.blocks.get(j + 1)? as usize)?;
+        let (j, start, stop) = self.block_at(a)?;
+        let frame = self.frame(j).filter(|_| (start, stop) == (a, b))?;
         let claims = zstd::zstd_safe::get_frame_content_size(frame).ok().flatten();
         (claims == Some(b - a)).then_some((*self.hashes.get(j)?, frame))
     }
@@ -325,19 +326,21 @@ impl OutlineCache {
     /// The compressed frame of the block whose uncompressed bytes hash to
     /// `hash`, to be written again as it is.
     fn frame_of(&self, hash: u64) -> Option<&[u8]> {
-        let &j = self.by_block.get(&hash)?;
-        let (a, b) = (*self.blocks.get(j)? as usize, *self.blocks.get(j + 1)? as usize);
-        self.blob.get(a..b)
+        self.frame(*self.by_block.get(&hash)?)
     }
 
-    /// Block `j`, decompressed, when it is `len` bytes as it should be.
-    fn block(&self, j: usize, len: u64) -> Option<Vec<u8>> {
-        let (a, b) = (*self.blocks.get(j)? as usize, *self.blocks.get(j + 1)? as usize);
+    /// Block `j`'s compressed frame.
+    fn frame(&self, j: usize) -> Option<&[u8]> {
+        self.blob.get(*self.blocks.get(j)? as usize..*self.blocks.get(j + 1)? as usize)
+    }
+
+    /// Block `j`, decompressed, when it is as long as the table says.
+    fn block(&self, j: usize) -> Option<Vec<u8>> {
+        let len = self.raw_starts.get(j + 1)?.checked_sub(*self.raw_starts.get(j)?)?;
         if len > MAX_CLAIMED_BYTES {
             return None;
         }
-        let frame = self.blob.get(a..b)?;
-        store::decompress_frame(frame, len as usize)
+        store::decompress_frame(self.frame(j)?, len as usize)
     }
 }
 
@@ -493,7 +496,7 @@ mod tests {
             let scratch = write(&files, &outlines, &none, None);
             let read = |t: &tempfile::TempDir| std::fs::read(t.path().join(OUTLINES_FILE)).unwrap();
             assert_eq!(read(&refreshed), read(&scratch), "{cut:?}");
-            let (_, _, j, _, _) = old.span(7).unwrap();
+            let (_, _, j, _) = old.span(7).unwrap();
             for (b, opened) in old.decompressed.iter().enumerate() {
                 let opened = opened.get().is_some();
                 // A block of the changed outline alone needs none of the old.
