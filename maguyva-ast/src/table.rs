@@ -27,8 +27,9 @@ pub const SYMBOLS_FILE: &str = "symbols.mgv";
 /// string blob); v4 a record's first number also holds how many tokens the
 /// name has, so ranking by name words never tokenizes names; v5 a qualified
 /// name that its container's gives is not stored again; v6 signatures and
-/// doc summaries compressed in blocks.
-pub const SYMBOLS_FORMAT: FormatVersion = FormatVersion { kind: *b"SYMB", current: 6, oldest: 6 };
+/// doc summaries compressed in blocks; v7 sectioned-file entries of 40
+/// bytes (small files compressed).
+pub const SYMBOLS_FORMAT: FormatVersion = FormatVersion { kind: *b"SYMB", current: 7, oldest: 7 };
 
 /// Bits of a record's first number that hold the kind; the next 8 hold the
 /// name's token count (at most 255), the 2 after those how the qualified

@@ -111,7 +111,7 @@ impl PackedStrings {
     pub fn write(&self, w: &mut SectionWriter, prefix: &str) -> Result<()> {
         w.array(&format!("{prefix}.frame"), &self.frames)?
             .array(&format!("{prefix}.raw"), &self.raw)?
-            .bytes(&format!("{prefix}.blob"), &self.blob)?;
+            .precompressed(&format!("{prefix}.blob"), &self.blob)?;
         Ok(())
     }
 

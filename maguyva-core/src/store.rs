@@ -130,7 +130,7 @@ pub fn decode<T: DeserializeOwned>(path: &Path, bytes: &[u8]) -> Result<T> {
 
 /// How many times its compressed size a compressed section may claim to
 /// be (beyond one MiB).
-const MAX_EXPANSION: usize = 1000;
+pub(crate) const MAX_EXPANSION: usize = 1000;
 
 /// The zstd level of [`compress`]: the graph is written on every build
 /// and refresh; on it, level 1 was both faster than level 3 (164 against
@@ -170,15 +170,26 @@ pub fn decompress_frame(frame: &[u8], len: usize) -> Option<Vec<u8>> {
     if len > frame.len().saturating_mul(MAX_EXPANSION).saturating_add(1 << 20) {
         return None;
     }
+    with_decompressor(|context| context.decompress(frame, len).ok().filter(|raw| raw.len() == len))
+}
+
+/// Decompresses one zstd frame into `out`, when it holds exactly
+/// `out.len()` bytes (the caller checks the claim first).
+pub(crate) fn decompress_frame_into(frame: &[u8], out: &mut [u8]) -> Option<()> {
+    with_decompressor(|context| {
+        let len = context.decompress_to_buffer(frame, out).ok()?;
+        (len == out.len()).then_some(())
+    })
+}
+
+fn with_decompressor<R>(
+    f: impl FnOnce(&mut zstd::bulk::Decompressor<'static>) -> Option<R>,
+) -> Option<R> {
     thread_local! {
         static CONTEXT: RefCell<Option<zstd::bulk::Decompressor<'static>>> =
             RefCell::new(zstd::bulk::Decompressor::new().ok());
     }
-    CONTEXT.with(|cell| {
-        let mut context = cell.try_borrow_mut().ok()?;
-        let raw = context.as_mut()?.decompress(frame, len).ok()?;
-        (raw.len() == len).then_some(raw)
-    })
+    CONTEXT.with(|cell| f(cell.try_borrow_mut().ok()?.as_mut()?))
 }
 
 /// Encodes `value` and writes it framed.

@@ -30,8 +30,10 @@ pub const GRAPH_FILE: &str = "graph.mgv";
 /// Graph format. Changelog: v1 initial; v2 files carry their declared
 /// package; v3 module roots; v4 sections: each file's centrality read in
 /// place, and the graph, decoded only when a query needs it; v5 the graph
-/// compressed; v6 definitions not stored (they are the symbol table's).
-pub const GRAPH_FORMAT: FormatVersion = FormatVersion { kind: *b"GRPH", current: 7, oldest: 7 };
+/// compressed; v6 definitions not stored (they are the symbol table's); v7
+/// zstd instead of LZ4; v8 sectioned-file entries of 40 bytes (small files
+/// compressed).
+pub const GRAPH_FORMAT: FormatVersion = FormatVersion { kind: *b"GRPH", current: 8, oldest: 8 };
 
 /// A declared package larger than this does not make its files visible to
 /// each other by name alone (the cost grows with its square).

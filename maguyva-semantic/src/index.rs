@@ -30,8 +30,9 @@ const HNSW_BASENAME: &str = "semantic";
 /// Semantic index format. Changelog: v1 initial; v2 codes of full-precision
 /// vectors are a random projection (`projected_bits`); v3 sections read in
 /// place; v4 the corpus model's term vectors in 8 bits (`c.q8`, `c.scale`);
-/// v5 in 6 bits (`c.q6`).
-pub const SEMANTIC_FORMAT: FormatVersion = FormatVersion { kind: *b"SEMA", current: 5, oldest: 5 };
+/// v5 in 6 bits (`c.q6`); v6 sectioned-file entries of 40 bytes (small files
+/// compressed).
+pub const SEMANTIC_FORMAT: FormatVersion = FormatVersion { kind: *b"SEMA", current: 6, oldest: 6 };
 
 /// Below this many vectors the exact scan is used; at and above it, HNSW.
 /// Set from the criterion benchmark `benches/benches/semantic.rs`: the scan

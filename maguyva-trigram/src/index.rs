@@ -26,8 +26,9 @@ pub const TEXT_FILE: &str = "text.mgv";
 /// a BM25 field over file names and each file's role; v4 sections read in
 /// place; v5 short trigram lists as varint gaps; v6 the trigram table in
 /// blocks (`t.first`, `t.start`); v7 dense trigram lists as plain bitmaps
-/// instead of roaring ones.
-pub const TEXT_FORMAT: FormatVersion = FormatVersion { kind: *b"TEXT", current: 8, oldest: 8 };
+/// instead of roaring ones; v8 BM25 terms mapped to their numbers; v9
+/// sectioned-file entries of 40 bytes (small files compressed).
+pub const TEXT_FORMAT: FormatVersion = FormatVersion { kind: *b"TEXT", current: 9, oldest: 9 };
 
 /// How much a match in the file's path counts against a match in the
 /// fragment's text; set by measurement on the development benchmark.

@@ -16,8 +16,9 @@ use std::sync::OnceLock;
 pub const OUTLINES_FILE: &str = "outlines.mgv";
 
 /// Outline file format. Changelog: v1 initial; v2 each outline compressed;
-/// v3 outlines compressed together, in blocks.
-pub const OUTLINES_FORMAT: FormatVersion = FormatVersion { kind: *b"OUTL", current: 3, oldest: 3 };
+/// v3 outlines compressed together, in blocks; v4 sectioned-file entries of
+/// 40 bytes (small files compressed).
+pub const OUTLINES_FORMAT: FormatVersion = FormatVersion { kind: *b"OUTL", current: 4, oldest: 4 };
 
 /// Encoded outlines are compressed together in blocks: outlines of one
 /// language repeat each other's names and shapes, which compressing each
@@ -189,7 +190,7 @@ fn writer_in_blocks(
         .array("raw", &raw_starts)?
         .array("blocks", &blocks)?
         .array("hashes", &hashes)?
-        .bytes("blob", &blob)?;
+        .precompressed("blob", &blob)?;
     Ok(w)
 }
 
