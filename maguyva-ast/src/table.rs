@@ -292,10 +292,15 @@ impl<'a> TableWriter<'a> {
     /// this table, when known (`container.1`).
     fn push(&mut self, s: &'a Symbol, container: Option<(u32, Option<&Symbol>)>) -> Result<()> {
         let tokens = maguyva_core::tokens::count_tokens(&s.name).min(255) as u32;
+        // A qualified name is built from its container's only when the
+        // container comes first: readers refuse a later one, which could
+        // make a cycle in a damaged file. A container can come later: an
+        // `impl` before its type's definition.
+        let before = container.filter(|c| (c.0 as usize) < self.len());
         let qualified = Qualified::choose(
             &s.qualified_name,
             &s.name,
-            container.and_then(|c| c.1).map(|c| c.qualified_name.as_str()),
+            before.and_then(|c| c.1).map(|c| c.qualified_name.as_str()),
         );
         self.records.extend([
             s.kind as u32 | tokens << KIND_BITS | (qualified as u32) << QUALIFIED_SHIFT,
@@ -955,6 +960,8 @@ mod tests {
             ),
             (Language::Cpp, "namespace absl {\nclass Cord {\n  void Append();\n};\n}\n"),
             (Language::Go, "package m\n\ntype Pool struct{}\n\nfunc (p *Pool) Take() {}\n"),
+            // The method's container, its type, is defined after it.
+            (Language::Rust, "impl Not for Ka {\n    fn not(self) {}\n}\nenum Ka { On }\n"),
         ];
         let outlines: Vec<FileOutline> = sources
             .iter()
@@ -968,6 +975,7 @@ mod tests {
         assert!(
             expected.iter().any(|q| q.contains("::")) && expected.iter().any(|q| q.contains('.'))
         );
+        assert!(expected.iter().any(|q| q == "Ka::not"), "{expected:?}");
         let t = SymbolTable::build(&outlines, Analyzer::default()).unwrap();
         let dir = tempfile::tempdir().unwrap();
         t.save(dir.path()).unwrap();
@@ -985,7 +993,8 @@ mod tests {
         assert!(built >= 4, "{built} of {} qualified names built", again.len());
         let stored: usize = (0..again.len()).map(|i| again.text(i * STRINGS + 1).len()).sum();
         let all: usize = expected.iter().map(String::len).sum();
-        assert!(stored * 4 < all, "{stored} of {all} bytes of qualified names stored");
+        // Some are stored, the method of a type defined after it among them.
+        assert!(stored * 3 < all, "{stored} of {all} bytes of qualified names stored");
     }
 
     #[test]
