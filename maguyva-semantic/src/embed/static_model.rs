@@ -6,9 +6,16 @@
 //! token's weight when the model has weights, then scaled to unit length
 //! unless `normalize` is false. The safetensors file is read directly, with
 //! no hub client. Nothing is ever downloaded.
+//!
+//! A model whose `config.json` names an analyzer in `terms` (the identity
+//! of [`Analyzer`], `tokens+porter2` for the index's) holds that analyzer's
+//! terms: its `tokenizer.json` is only read for its vocabulary, and a text's
+//! tokens are its first 512 terms, as the index analyzes it, so code-aware
+//! splitting and stemming match the model's training.
 
 use super::{Embedder, Role, Vectors};
 use crate::error::{Error, Result};
+use maguyva_core::Analyzer;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -16,9 +23,17 @@ use std::path::{Path, PathBuf};
 /// Tokens embedded per text; longer texts are cut (as model2vec does).
 const MAX_TOKENS: usize = 512;
 
+/// How a model turns a text into tokens.
+enum Tokens {
+    /// The model's own tokenizer.
+    Tokenizer(Box<tokenizers::Tokenizer>),
+    /// An analyzer's terms, looked up in the model's vocabulary.
+    Terms { vocabulary: HashMap<String, u32>, analyzer: Analyzer },
+}
+
 /// A model2vec-format static model.
 pub struct StaticModel {
-    tokenizer: tokenizers::Tokenizer,
+    tokens: Tokens,
     rows: usize,
     dim: usize,
     embeddings: Vec<f32>,
@@ -172,25 +187,34 @@ impl StaticModel {
         {
             return Err(model_err(&model_path, "weights or mapping do not fit the embeddings"));
         }
-        let tokenizer = tokenizers::Tokenizer::from_file(&tok_path)
-            .map_err(|e| model_err(&tok_path, e.to_string()))?;
         let cfg: Value = serde_json::from_slice(
             &std::fs::read(&cfg_path).map_err(|e| model_err(&cfg_path, e.to_string()))?,
         )
         .map_err(|e| model_err(&cfg_path, e.to_string()))?;
         let normalize = cfg.get("normalize").and_then(Value::as_bool).unwrap_or(true);
+        let tokens = match cfg.get("terms") {
+            Some(terms) => term_vocabulary(terms, &tok_path, &cfg_path)?,
+            None => Tokens::Tokenizer(Box::new(
+                tokenizers::Tokenizer::from_file(&tok_path)
+                    .map_err(|e| model_err(&tok_path, e.to_string()))?,
+            )),
+        };
         let name = dir
             .file_name()
             .map_or_else(|| "model".to_string(), |n| n.to_string_lossy().into_owned());
         let identity = format!("model2vec:{name}:{:08x}", crc32fast::hash(&bytes));
         // Cut long texts before tokenizing, as model2vec does: a text of
         // `MAX_TOKENS` tokens is rarely longer than this many characters.
-        let mut lens: Vec<usize> =
-            tokenizer.get_vocab(false).keys().map(|t| t.chars().count()).collect();
+        let mut lens: Vec<usize> = match &tokens {
+            Tokens::Tokenizer(t) => t.get_vocab(false).keys().map(|t| t.chars().count()).collect(),
+            Tokens::Terms { vocabulary, .. } => {
+                vocabulary.keys().map(|t| t.chars().count()).collect()
+            }
+        };
         lens.sort_unstable();
         let median = lens.get(lens.len() / 2).copied().unwrap_or(4).max(1);
         Ok(StaticModel {
-            tokenizer,
+            tokens,
             rows,
             dim,
             embeddings: emb.values,
@@ -207,12 +231,31 @@ impl StaticModel {
             Some((i, _)) => &text[..i],
             None => text,
         };
-        let enc = self
-            .tokenizer
-            .encode(cut, false)
-            .map_err(|e| Error::Model { path: "tokenizer".into(), reason: e.to_string() })?;
+        let ids: Vec<u32> = match &self.tokens {
+            Tokens::Tokenizer(tokenizer) => tokenizer
+                .encode(cut, false)
+                .map_err(|e| Error::Model { path: "tokenizer".into(), reason: e.to_string() })?
+                .get_ids()
+                .iter()
+                .take(MAX_TOKENS)
+                .copied()
+                .collect(),
+            Tokens::Terms { vocabulary, analyzer } => {
+                let mut ids = Vec::new();
+                let mut seen = 0;
+                // Terms are counted on the whole text, as in training; an
+                // index's fragments are short.
+                analyzer.for_each_term(text, |t| {
+                    seen += 1;
+                    if seen <= MAX_TOKENS {
+                        ids.extend(vocabulary.get(t).copied());
+                    }
+                });
+                ids
+            }
+        };
         let mut count = 0usize;
-        for &id in enc.get_ids().iter().take(MAX_TOKENS) {
+        for &id in &ids {
             let row = match &self.mapping {
                 Some(m) => m.get(id as usize).copied().unwrap_or(u32::MAX) as usize,
                 None => id as usize,
@@ -238,6 +281,27 @@ impl StaticModel {
         }
         Ok(())
     }
+}
+
+/// The vocabulary of a model of analyzer terms: the analyzer `terms` names
+/// (the index's, stemmed or not) and the `model.vocab` map of its
+/// `tokenizer.json` (a WordLevel model's).
+fn term_vocabulary(terms: &Value, tok_path: &Path, cfg_path: &Path) -> Result<Tokens> {
+    let analyzer = [Analyzer { stem: true }, Analyzer { stem: false }]
+        .into_iter()
+        .find(|a| terms.as_str() == Some(a.identity()))
+        .ok_or_else(|| model_err(cfg_path, format!("terms of an unknown analyzer: {terms}")))?;
+    let json: Value = serde_json::from_slice(
+        &std::fs::read(tok_path).map_err(|e| model_err(tok_path, e.to_string()))?,
+    )
+    .map_err(|e| model_err(tok_path, e.to_string()))?;
+    let vocabulary: HashMap<String, u32> = json["model"]["vocab"]
+        .as_object()
+        .ok_or_else(|| model_err(tok_path, "no model.vocab map of terms"))?
+        .iter()
+        .filter_map(|(t, id)| Some((t.clone(), u32::try_from(id.as_u64()?).ok()?)))
+        .collect();
+    Ok(Tokens::Terms { vocabulary, analyzer })
 }
 
 impl Embedder for StaticModel {
@@ -283,6 +347,58 @@ mod tests {
         let fits = r#"{"embeddings":{"dtype":"F32","shape":[1,1],"data_offsets":[0,4]}}"#;
         let tensors = read_safetensors(&safetensors(fits, &1f32.to_le_bytes()), path).unwrap();
         assert_eq!(tensors["embeddings"].values, [1.0]);
+    }
+
+    /// A model folder of `rows` (two dimensions each) for the terms
+    /// `vocab`, whose config names `terms`.
+    fn term_model(vocab: &[&str], rows: &[[f32; 2]], terms: &str) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        let data: Vec<u8> = rows.iter().flatten().flat_map(|x| x.to_le_bytes()).collect();
+        let header = format!(
+            r#"{{"embeddings":{{"dtype":"F32","shape":[{},2],"data_offsets":[0,{}]}}}}"#,
+            rows.len(),
+            data.len()
+        );
+        std::fs::write(dir.path().join("model.safetensors"), safetensors(&header, &data)).unwrap();
+        let vocab: serde_json::Map<String, Value> =
+            vocab.iter().enumerate().map(|(i, t)| (t.to_string(), Value::from(i))).collect();
+        let tokenizer = serde_json::json!({"model": {"type": "WordLevel", "vocab": vocab}});
+        std::fs::write(dir.path().join("tokenizer.json"), tokenizer.to_string()).unwrap();
+        let config = serde_json::json!({"normalize": true, "terms": terms});
+        std::fs::write(dir.path().join("config.json"), config.to_string()).unwrap();
+        dir
+    }
+
+    #[test]
+    fn a_model_of_analyzer_terms_embeds_the_terms_an_index_makes() {
+        // "retrying" and "retries" are one stemmed term; "parseConfig" is
+        // split into its words (and also kept whole, a term not in the
+        // vocabulary here).
+        let mut terms = Vec::new();
+        Analyzer::default().for_each_term("retrying parseConfig", |t| terms.push(t.to_string()));
+        assert!(terms.len() >= 3, "{terms:?}");
+        let (retry, parse, config) = (&terms[0], &terms[1], &terms[2]);
+        let dir = term_model(
+            &[parse, config, retry],
+            &[[1.0, 0.0], [0.0, 1.0], [3.0, 4.0]],
+            Analyzer::default().identity(),
+        );
+        let model = StaticModel::load(dir.path()).unwrap();
+        let Vectors::Dense { dim: 2, data } = model.embed(&["retries"], Role::Query).unwrap()
+        else {
+            panic!("dense vectors of two dimensions")
+        };
+        assert_eq!(data, [0.6, 0.8]);
+        let Vectors::Dense { data, .. } = model.embed(&["parse_config"], Role::Document).unwrap()
+        else {
+            panic!()
+        };
+        let h = std::f32::consts::FRAC_1_SQRT_2;
+        assert!((data[0] - h).abs() < 1e-6 && (data[1] - h).abs() < 1e-6, "{data:?}");
+
+        let other = term_model(&["a"], &[[1.0, 0.0]], "some-other-analyzer");
+        let err = StaticModel::load(other.path()).unwrap_err();
+        assert!(err.to_string().contains("unknown analyzer"), "{err}");
     }
 
     #[test]
