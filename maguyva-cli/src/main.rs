@@ -251,8 +251,11 @@ struct EvalArgs {
     #[arg(long, conflicts_with = "modality")]
     ablate: bool,
     /// The semantic embedder: builtin, corpus, voyage, or a model2vec folder.
+    /// Repeatable: with several, each is evaluated with the semantic
+    /// modality alone and with the preset, each in an index of its own, and
+    /// their figures are set side by side.
     #[arg(long, value_name = "EMBEDDER", value_parser = EmbedderChoice::parse)]
-    embedder: Option<EmbedderChoice>,
+    embedder: Vec<EmbedderChoice>,
     /// Build HNSW graphs from this many vectors up (0: always), and report
     /// their recall against the exact scan.
     #[arg(long, value_name = "N")]
@@ -624,7 +627,7 @@ fn evaluate(args: EvalArgs) -> Result<ExitCode> {
         args.index_root.clone().unwrap_or_else(|| args.checkouts.join(".maguyva-index"));
     let settings = {
         let mut s = IndexSettings::default();
-        if let Some(e) = &args.embedder {
+        if let Some(e) = args.embedder.first() {
             s.embedder = e.clone();
         }
         if let Some(n) = args.hnsw_threshold {
@@ -632,6 +635,9 @@ fn evaluate(args: EvalArgs) -> Result<ExitCode> {
         }
         s
     };
+    if args.embedder.len() > 1 {
+        return compare_embedders(args, index_root, settings);
+    }
     if args.tune {
         return tune(args, index_root, settings);
     }
@@ -679,6 +685,67 @@ fn evaluate(args: EvalArgs) -> Result<ExitCode> {
     }
     if args.json {
         let json = match reports.as_slice() {
+            [one] => serde_json::to_string_pretty(one)?,
+            many => serde_json::to_string_pretty(many)?,
+        };
+        print(&format!("{json}\n"))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `eval` with several embedders: each is run with the semantic modality
+/// alone and with the preset, in an index folder of its own under
+/// `index_root`, and the figures are printed side by side.
+fn compare_embedders(
+    args: EvalArgs,
+    index_root: PathBuf,
+    settings: IndexSettings,
+) -> Result<ExitCode> {
+    if args.tune || args.ablate || !args.modality.is_empty() {
+        anyhow::bail!(
+            "several --embedder compare the semantic modality alone and the preset; \
+             leave out --tune, --ablate and --modality"
+        );
+    }
+    let ranking = RankingConfig::named(&args.ranking)?;
+    let mut all = Vec::new();
+    for bench in &args.bench {
+        let mut compared = Vec::new();
+        for embedder in &args.embedder {
+            let name = embedder.spec();
+            let folder: String =
+                name.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect();
+            let run = |modalities: Option<Vec<Modality>>, reuse: bool| {
+                let opts = EvalOptions {
+                    index_root: index_root.join(&folder),
+                    bench: bench.clone(),
+                    checkouts: args.checkouts.clone(),
+                    repos: args.repos.clone(),
+                    reuse,
+                    hnsw_recall: args.hnsw_threshold.is_some(),
+                    settings: IndexSettings { embedder: embedder.clone(), ..settings.clone() },
+                    ranking: ranking.clone(),
+                    variants: vec![eval::Variant::preset(args.preset, modalities)],
+                    nonsense: Vec::new(),
+                };
+                note(&format!("embedder {name}"));
+                eval::run(&opts, &mut |line| note(line))
+            };
+            let preset = run(None, args.reuse)?;
+            // The index just built (or reused) serves the second run.
+            let semantic = run(Some(vec![Modality::Semantic]), true)?;
+            compared.push(eval::EmbedderReport { embedder: name, semantic, preset });
+        }
+        if !args.json {
+            if args.bench.len() > 1 {
+                print(&format!("== {}\n", bench.display()))?;
+            }
+            print(&eval::render_embedders(&compared, args.preset.as_str()))?;
+        }
+        all.push(compared);
+    }
+    if args.json {
+        let json = match all.as_slice() {
             [one] => serde_json::to_string_pretty(one)?,
             many => serde_json::to_string_pretty(many)?,
         };

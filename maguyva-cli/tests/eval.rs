@@ -95,6 +95,39 @@ fn eval_scores_every_fixture_and_names_rankings() {
 }
 
 #[test]
+fn eval_sets_embedders_side_by_side() {
+    let bench = FixtureBench::new();
+    let both = ["--embedder", "corpus", "--embedder", "corpus:16"];
+    let run = bench.eval(&[&both[..], &["--json"]].concat());
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let reports: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let reports = reports.as_array().unwrap();
+    let names: Vec<&str> = reports.iter().map(|r| r["embedder"].as_str().unwrap()).collect();
+    assert_eq!(names, ["corpus:128", "corpus:16"]);
+    for r in reports {
+        for variant in ["semantic", "preset"] {
+            assert_eq!(r[variant]["repos"].as_array().unwrap().len(), LANGUAGES.len());
+            let ndcg = overall_ndcg(&r[variant]);
+            assert!((0.0..=1.0).contains(&ndcg), "{variant}: {ndcg}");
+        }
+        assert!(overall_ndcg(&r["preset"]) > 0.5);
+    }
+    // Each embedder has an index of its own.
+    for folder in ["corpus_128", "corpus_16"] {
+        assert!(Path::new(&bench.path("index")).join(folder).is_dir(), "{folder}");
+    }
+
+    let table = bench.eval(&both);
+    assert_eq!(table.code, 0, "{}", table.stderr);
+    for line in ["[1] corpus:128", "[2] corpus:16", "by category", "by language", "index time"] {
+        assert!(table.stdout.contains(line), "{line}: {}", table.stdout);
+    }
+    let bad = bench.eval(&[&both[..], &["--modality", "text"]].concat());
+    assert_eq!(bad.code, 2);
+    assert!(bad.stderr.contains("--modality"), "{}", bad.stderr);
+}
+
+#[test]
 fn eval_reports_how_often_nonsense_finds_nothing() {
     let bench = FixtureBench::new();
     // Two made-up queries, and one every fixture answers (a name it defines).

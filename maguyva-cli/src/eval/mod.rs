@@ -218,6 +218,18 @@ pub struct RepoReport {
     pub nonsense_empty: Option<usize>,
 }
 
+/// One embedder's evaluation: the semantic modality alone and the preset,
+/// over the same indexes.
+#[derive(Debug, Clone, Serialize)]
+pub struct EmbedderReport {
+    /// The embedder, as `--embedder` takes it.
+    pub embedder: String,
+    /// The semantic modality alone.
+    pub semantic: EvalReport,
+    /// The preset.
+    pub preset: EvalReport,
+}
+
 /// The whole evaluation.
 #[derive(Debug, Clone, Serialize)]
 pub struct EvalReport {
@@ -626,5 +638,61 @@ pub fn render(report: &EvalReport) -> String {
         let _ =
             writeln!(out, "missing checkouts (left out): {}", report.missing_checkouts.join(", "));
     }
+    out
+}
+
+/// Several embedders side by side: NDCG@10 of the semantic modality alone
+/// and of the preset (named `preset`), overall, per category and per
+/// language, then the median index time. Embedders are numbered in a
+/// legend, as their names (model folders) may be long.
+pub fn render_embedders(reports: &[EmbedderReport], preset: &str) -> String {
+    let mut out = String::new();
+    for (i, r) in reports.iter().enumerate() {
+        let _ = writeln!(out, "[{}] {}", i + 1, r.embedder);
+    }
+    let _ = write!(out, "ndcg@10 {:<15}", "");
+    for i in 1..=reports.len() {
+        let _ = write!(
+            out,
+            " {:>11} {:>11}",
+            format!("[{i}] sem"),
+            format!("[{i}] {}", truncate(preset, 7))
+        );
+    }
+    let _ = writeln!(out);
+    let row = |out: &mut String, name: &str, get: &dyn Fn(&EvalReport) -> Option<f64>| {
+        let _ = write!(out, "  {:<20}", truncate(name, 20));
+        for r in reports {
+            for report in [&r.semantic, &r.preset] {
+                let _ = write!(out, " {:>11.3}", get(report).unwrap_or(f64::NAN));
+            }
+        }
+        let _ = writeln!(out);
+    };
+    row(&mut out, "all", &|r| Some(r.overall.ndcg));
+    let keys = |by: fn(&EvalReport) -> &BTreeMap<String, Metrics>| -> Vec<String> {
+        let mut keys: Vec<String> =
+            reports.iter().flat_map(|r| by(&r.preset).keys().cloned()).collect();
+        keys.sort();
+        keys.dedup();
+        keys
+    };
+    for (title, by) in [
+        ("by category", (|r: &EvalReport| &r.by_category) as fn(&EvalReport) -> &BTreeMap<_, _>),
+        ("by language", |r: &EvalReport| &r.by_language),
+    ] {
+        let _ = writeln!(out, "{title}");
+        for k in keys(by) {
+            row(&mut out, &k, &|r| by(r).get(&k).map(|m| m.ndcg));
+        }
+    }
+    let _ = write!(out, "index time, median ms:");
+    for (i, r) in reports.iter().enumerate() {
+        let _ = match r.preset.index_ms_median {
+            Some(ms) => write!(out, " [{}] {ms:.0}", i + 1),
+            None => write!(out, " [{}] reused", i + 1),
+        };
+    }
+    let _ = writeln!(out);
     out
 }
