@@ -684,13 +684,18 @@ fn evaluate(args: EvalArgs) -> Result<ExitCode> {
         reports.push(report);
     }
     if args.json {
-        let json = match reports.as_slice() {
-            [one] => serde_json::to_string_pretty(one)?,
-            many => serde_json::to_string_pretty(many)?,
-        };
-        print(&format!("{json}\n"))?;
+        print_reports(&reports)?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The reports of `eval --json`: one benchmark's alone, several as a list.
+fn print_reports<T: serde::Serialize>(reports: &[T]) -> Result<()> {
+    let json = match reports {
+        [one] => serde_json::to_string_pretty(one)?,
+        many => serde_json::to_string_pretty(many)?,
+    };
+    print(&format!("{json}\n"))
 }
 
 /// `eval` with several embedders: each is run with the semantic modality
@@ -745,11 +750,7 @@ fn compare_embedders(
         all.push(compared);
     }
     if args.json {
-        let json = match all.as_slice() {
-            [one] => serde_json::to_string_pretty(one)?,
-            many => serde_json::to_string_pretty(many)?,
-        };
-        print(&format!("{json}\n"))?;
+        print_reports(&all)?;
     }
     Ok(ExitCode::SUCCESS)
 }
