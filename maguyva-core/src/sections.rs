@@ -496,7 +496,7 @@ impl SectionFile {
             }
             // A compressed section is shorter than its contents; a claim of
             // more than zstd could give is refused before any allocation.
-            if raw_len < len || !plausible_expansion(len as usize, raw_len) {
+            if raw_len < len || !crate::store::plausible_expansion(len as usize, raw_len) {
                 return Err(corrupt(format!(
                     "section {:?} of {len} bytes claims {raw_len} bytes decompressed",
                     tag_name(&tag)
@@ -586,12 +586,6 @@ impl SectionFile {
         }
         Ok(())
     }
-}
-
-/// Whether `stored` bytes of zstd may decompress to `len`: the bound
-/// [`crate::store::decompress_frame`] enforces.
-fn plausible_expansion(stored: usize, len: u64) -> bool {
-    len <= stored.saturating_mul(crate::store::MAX_EXPANSION).saturating_add(1 << 20) as u64
 }
 
 fn tag_name(tag: &[u8; MAX_NAME_LEN]) -> String {

@@ -130,7 +130,13 @@ pub fn decode<T: DeserializeOwned>(path: &Path, bytes: &[u8]) -> Result<T> {
 
 /// How many times its compressed size a compressed section may claim to
 /// be (beyond one MiB).
-pub(crate) const MAX_EXPANSION: usize = 1000;
+const MAX_EXPANSION: usize = 1000;
+
+/// Whether `stored` bytes of zstd may decompress to `len` bytes: at most
+/// [`MAX_EXPANSION`] times them, plus 1 MiB.
+pub(crate) fn plausible_expansion(stored: usize, len: u64) -> bool {
+    len <= stored.saturating_mul(MAX_EXPANSION).saturating_add(1 << 20) as u64
+}
 
 /// The zstd level of [`compress`]: the graph is written on every build
 /// and refresh; on it, level 1 was both faster than level 3 (164 against
@@ -167,7 +173,7 @@ pub fn decompress(path: &Path, bytes: &[u8]) -> Result<Vec<u8>> {
 /// context for each, the 34 blocks of a large repository's signatures took
 /// 1.9 ms to open instead of 1.2.
 pub fn decompress_frame(frame: &[u8], len: usize) -> Option<Vec<u8>> {
-    if len > frame.len().saturating_mul(MAX_EXPANSION).saturating_add(1 << 20) {
+    if !plausible_expansion(frame.len(), len as u64) {
         return None;
     }
     with_decompressor(|context| context.decompress(frame, len).ok().filter(|raw| raw.len() == len))

@@ -25,8 +25,9 @@ const MAX_TOKENS: usize = 512;
 
 /// How a model turns a text into tokens.
 enum Tokens {
-    /// The model's own tokenizer.
-    Tokenizer(Box<tokenizers::Tokenizer>),
+    /// The model's own tokenizer, and the characters a text is cut to
+    /// before it is tokenized.
+    Tokenizer { tokenizer: Box<tokenizers::Tokenizer>, max_chars: usize },
     /// An analyzer's terms, looked up in the model's vocabulary.
     Terms { vocabulary: HashMap<String, u32>, analyzer: Analyzer },
 }
@@ -41,7 +42,6 @@ pub struct StaticModel {
     mapping: Option<Vec<u32>>,
     normalize: bool,
     identity: String,
-    max_chars: usize,
 }
 
 impl std::fmt::Debug for StaticModel {
@@ -194,25 +194,23 @@ impl StaticModel {
         let normalize = cfg.get("normalize").and_then(Value::as_bool).unwrap_or(true);
         let tokens = match cfg.get("terms") {
             Some(terms) => term_vocabulary(terms, &tok_path, &cfg_path)?,
-            None => Tokens::Tokenizer(Box::new(
-                tokenizers::Tokenizer::from_file(&tok_path)
-                    .map_err(|e| model_err(&tok_path, e.to_string()))?,
-            )),
+            None => {
+                let tokenizer = tokenizers::Tokenizer::from_file(&tok_path)
+                    .map_err(|e| model_err(&tok_path, e.to_string()))?;
+                // Cut long texts before tokenizing, as model2vec does: a
+                // text of `MAX_TOKENS` tokens is rarely longer than this
+                // many characters.
+                let mut lens: Vec<usize> =
+                    tokenizer.get_vocab(false).keys().map(|t| t.chars().count()).collect();
+                lens.sort_unstable();
+                let median = lens.get(lens.len() / 2).copied().unwrap_or(4).max(1);
+                Tokens::Tokenizer { tokenizer: Box::new(tokenizer), max_chars: MAX_TOKENS * median }
+            }
         };
         let name = dir
             .file_name()
             .map_or_else(|| "model".to_string(), |n| n.to_string_lossy().into_owned());
         let identity = format!("model2vec:{name}:{:08x}", crc32fast::hash(&bytes));
-        // Cut long texts before tokenizing, as model2vec does: a text of
-        // `MAX_TOKENS` tokens is rarely longer than this many characters.
-        let mut lens: Vec<usize> = match &tokens {
-            Tokens::Tokenizer(t) => t.get_vocab(false).keys().map(|t| t.chars().count()).collect(),
-            Tokens::Terms { vocabulary, .. } => {
-                vocabulary.keys().map(|t| t.chars().count()).collect()
-            }
-        };
-        lens.sort_unstable();
-        let median = lens.get(lens.len() / 2).copied().unwrap_or(4).max(1);
         Ok(StaticModel {
             tokens,
             rows,
@@ -222,18 +220,19 @@ impl StaticModel {
             mapping,
             normalize,
             identity,
-            max_chars: MAX_TOKENS * median,
         })
     }
 
     fn embed_one(&self, text: &str, out: &mut [f32]) -> Result<()> {
-        let cut = match text.char_indices().nth(self.max_chars) {
-            Some((i, _)) => &text[..i],
-            None => text,
-        };
         let ids: Vec<u32> = match &self.tokens {
-            Tokens::Tokenizer(tokenizer) => tokenizer
-                .encode(cut, false)
+            Tokens::Tokenizer { tokenizer, max_chars } => tokenizer
+                .encode(
+                    match text.char_indices().nth(*max_chars) {
+                        Some((i, _)) => &text[..i],
+                        None => text,
+                    },
+                    false,
+                )
                 .map_err(|e| Error::Model { path: "tokenizer".into(), reason: e.to_string() })?
                 .get_ids()
                 .iter()
