@@ -31,8 +31,9 @@ const HNSW_BASENAME: &str = "semantic";
 /// vectors are a random projection (`projected_bits`); v3 sections read in
 /// place; v4 the corpus model's term vectors in 8 bits (`c.q8`, `c.scale`);
 /// v5 in 6 bits (`c.q6`); v6 sectioned-file entries of 40 bytes (small files
-/// compressed).
-pub const SEMANTIC_FORMAT: FormatVersion = FormatVersion { kind: *b"SEMA", current: 6, oldest: 6 };
+/// compressed); v7 codes projected by random rotations (Walsh-Hadamard), not
+/// a dense random matrix.
+pub const SEMANTIC_FORMAT: FormatVersion = FormatVersion { kind: *b"SEMA", current: 7, oldest: 7 };
 
 /// Below this many vectors the exact scan is used; at and above it, HNSW.
 /// Set from the criterion benchmark `benches/benches/semantic.rs`: the scan
