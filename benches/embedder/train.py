@@ -43,14 +43,18 @@ MAX_TERMS = 512
 ANALYZER = "tokens+porter2"
 
 
-def read_pairs(path: Path, kinds: set[str], limit: int | None):
-    """Yields each pair's two term lists, cut to `MAX_TERMS`."""
+def read_pairs(path: Path, kinds: set[str], limit: int | None, packages: list | None = None):
+    """Yields each pair's two term lists, cut to `MAX_TERMS`; appends each
+    pair's package (the first two parts of its file's path: language and
+    archive) to `packages` if given."""
     n = 0
     with path.open() as f:
         for line in f:
             p = json.loads(line)
             if p["kind"] not in kinds:
                 continue
+            if packages is not None:
+                packages.append("/".join(p["file"].split("/")[:2]))
             yield p["q"].split()[:MAX_TERMS], p["d"].split()[:MAX_TERMS]
             n += 1
             if limit and n >= limit:
@@ -137,6 +141,27 @@ def batch_blocks(qm: sp.csr_matrix, dm: sp.csr_matrix, idx: np.ndarray):
     return touched, remap(qb), remap(db)
 
 
+def epoch_batches(rng, train: np.ndarray, package_of: np.ndarray, batch: int, share: float):
+    """One epoch's batches. With `share` > 0, that share of each batch is
+    consecutive pairs of the training set ordered by package (in a random
+    order of packages, shuffled within each), the rest drawn at random."""
+    perm = rng.permutation(train)
+    grouped = int(batch * share)
+    if grouped == 0:
+        for start in range(0, len(perm) - batch + 1, batch):
+            yield perm[start:start + batch]
+        return
+    rank = rng.permutation(package_of.max() + 1)
+    by_package = perm[np.argsort(rank[package_of[perm]], kind="stable")]
+    n = len(perm) // batch
+    chunks = [by_package[i * grouped:(i + 1) * grouped] for i in range(n)]
+    rest = np.setdiff1d(perm, np.concatenate(chunks), assume_unique=True)
+    rest = rng.permutation(rest)
+    loose = batch - grouped
+    for i in rng.permutation(n):
+        yield np.concatenate([chunks[i], rest[i * loose:(i + 1) * loose]])
+
+
 def recall_at_1(qm, dm, emb, sample: np.ndarray) -> float:
     """Share of held-out queries whose own code is the nearest of the sample."""
     touched, qb, db = batch_blocks(qm, dm, sample)
@@ -189,6 +214,12 @@ def main() -> int:
     ap.add_argument("--temperature", type=float, default=0.05)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--limit", type=int, default=None, help="use only the first N pairs")
+    ap.add_argument(
+        "--package-batches",
+        type=float,
+        default=0.0,
+        help="share of each batch drawn from one package (harder negatives, as in a search of one repository)",
+    )
     args = ap.parse_args()
 
     t0 = time.time()
@@ -196,7 +227,9 @@ def main() -> int:
     kinds = set(args.kinds.split(","))
     terms, idf = fit_vocabulary(read_pairs(args.pairs, kinds, args.limit), args.min_count, args.vocab)
     index = {t: i for i, t in enumerate(terms)}
-    qm, dm = counts_matrices(read_pairs(args.pairs, kinds, args.limit), index)
+    packages: list[str] = []
+    qm, dm = counts_matrices(read_pairs(args.pairs, kinds, args.limit, packages), index)
+    _, package_of = np.unique(np.array(packages), return_inverse=True)
     print(f"{qm.shape[0]} pairs read in {time.time() - t0:.0f} s", file=sys.stderr)
     keep = np.flatnonzero((np.diff(qm.indptr) > 0) & (np.diff(dm.indptr) > 0))
     order = rng.permutation(keep)
@@ -212,11 +245,9 @@ def main() -> int:
     print(f"held-out recall@1 at start {recall_at_1(qm, dm, emb, held):.3f}", file=sys.stderr)
     step, losses = 0, []
     while step < steps:
-        perm = rng.permutation(train)
-        for start in range(0, len(perm) - args.batch + 1, args.batch):
+        for idx in epoch_batches(rng, train, package_of, args.batch, args.package_batches):
             if step >= steps:
                 break
-            idx = perm[start:start + args.batch]
             touched, qb, db = batch_blocks(qm, dm, idx)
             rows = emb[touched]
             q, qn = pooled(qb, rows)
@@ -245,6 +276,7 @@ def main() -> int:
         "lr": args.lr,
         "temperature": args.temperature,
         "seed": args.seed,
+        "package_batches": args.package_batches,
         "held_out_recall_at_1": round(recall_at_1(qm, dm, emb, held), 4),
     }
     write_model(args.out, terms, emb, meta)
