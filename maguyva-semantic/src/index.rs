@@ -7,7 +7,7 @@
 //! text is unchanged are reused from the previous index. Format:
 //! `doc/format/semantic.md`.
 
-use crate::embed::{CorpusModel, Embedder, Role, Vectors};
+use crate::embed::{CodeModel, CorpusModel, Embedder, JoinedModel, Role, Vectors};
 use crate::error::{Error, Result};
 #[cfg(feature = "hnsw")]
 use crate::hnsw::{EF_SEARCH, HnswIndex};
@@ -32,8 +32,9 @@ const HNSW_BASENAME: &str = "semantic";
 /// place; v4 the corpus model's term vectors in 8 bits (`c.q8`, `c.scale`);
 /// v5 in 6 bits (`c.q6`); v6 sectioned-file entries of 40 bytes (small files
 /// compressed); v7 codes projected by random rotations (Walsh-Hadamard), not
-/// a dense random matrix.
-pub const SEMANTIC_FORMAT: FormatVersion = FormatVersion { kind: *b"SEMA", current: 7, oldest: 7 };
+/// a dense random matrix; v8 `meta` names the code model joined with the
+/// corpus model.
+pub const SEMANTIC_FORMAT: FormatVersion = FormatVersion { kind: *b"SEMA", current: 8, oldest: 8 };
 
 /// Below this many vectors the exact scan is used; at and above it, HNSW.
 /// Set from the criterion benchmark `benches/benches/semantic.rs`: the scan
@@ -95,6 +96,8 @@ struct Stored {
     /// xxh3 of each document's text, to reuse vectors of unchanged fragments.
     hashes: Array<u64>,
     corpus: Option<Arc<CorpusModel>>,
+    /// The code model joined with the corpus model, if any.
+    code: Option<Arc<CodeModel>>,
     hnsw: Option<HnswFiles>,
     /// Bits of the random projection that made the codes (0: one sign bit
     /// per dimension).
@@ -110,6 +113,8 @@ struct Meta {
     dense_dim: u64,
     projected_bits: u64,
     corpus: bool,
+    /// The identity of the code model joined with the corpus model.
+    code: Option<String>,
     hnsw: Option<HnswFiles>,
 }
 
@@ -117,11 +122,12 @@ struct Meta {
 #[derive(Debug, Clone)]
 pub struct VectorIndexBuilder {
     hnsw_threshold: usize,
+    code: Option<Arc<CodeModel>>,
 }
 
 impl Default for VectorIndexBuilder {
     fn default() -> Self {
-        VectorIndexBuilder { hnsw_threshold: DEFAULT_HNSW_THRESHOLD }
+        VectorIndexBuilder { hnsw_threshold: DEFAULT_HNSW_THRESHOLD, code: None }
     }
 }
 
@@ -155,7 +161,16 @@ impl VectorIndexBuilder {
         self
     }
 
-    /// Learns a corpus model from `documents` and indexes them with it.
+    /// Joins `code` with the corpus model of a corpus build
+    /// ([`JoinedModel`]); `None` (the default) builds with the corpus model
+    /// alone.
+    pub fn code_model(&mut self, code: Option<Arc<CodeModel>>) -> &mut VectorIndexBuilder {
+        self.code = code;
+        self
+    }
+
+    /// Learns a corpus model from `documents` and indexes them with it
+    /// (joined with the code model, if one is set).
     pub fn build_corpus<S: AsRef<str> + Sync>(
         &self,
         documents: &[S],
@@ -180,11 +195,27 @@ impl VectorIndexBuilder {
             });
         }
         let (model, dense) = CorpusModel::train_from_terms(terms, dim)?;
+        let model = Arc::new(model);
         let hashes: Array<u64> =
             documents.iter().map(|d| xxhash_rust::xxh3::xxh3_64(d.as_ref().as_bytes())).collect();
-        let mut s = Stored { identity: model.identity(), hashes, ..Stored::default() };
-        fill_dense(&mut s, model.dimension(), &dense);
-        s.corpus = Some(Arc::new(model));
+        let (identity, dim, dense) = match &self.code {
+            None => (model.identity(), model.dimension(), dense),
+            Some(code) => {
+                let joined = JoinedModel::new(model.clone(), code.clone());
+                let code_dense = match code.embed_matrix(terms) {
+                    Some(v) => v,
+                    None => {
+                        let texts: Vec<&str> = documents.iter().map(|d| d.as_ref()).collect();
+                        dense_of(code.embed(&texts, Role::Document)?)?
+                    }
+                };
+                (joined.identity(), joined.dimension(), joined.join(&dense, &code_dense)?)
+            }
+        };
+        let mut s = Stored { identity, hashes, ..Stored::default() };
+        fill_dense(&mut s, dim, &dense);
+        s.corpus = Some(model);
+        s.code = self.code.clone();
         let stats = EmbedStats { embedded: documents.len(), reused: 0 };
         Ok((self.finish(s), stats))
     }
@@ -205,10 +236,12 @@ impl VectorIndexBuilder {
     }
 
     /// Indexes `documents` with the corpus model of `previous` (kept so that
-    /// a refresh does not move every vector), which serves queries too. The
+    /// a refresh does not move every vector; joined with its code model if
+    /// it was), which serves queries too. The
     /// vectors are centred on the centre `previous` was, so a document whose
     /// text is unchanged keeps its code and int8 vector exactly, copied
-    /// instead of embedded again; `None` when `previous` has no corpus model.
+    /// instead of embedded again; `None` when `previous` has no corpus model
+    /// or another code model than this builder's.
     pub fn build_with_kept_model<S: AsRef<str> + Sync>(
         &self,
         previous: &VectorIndex,
@@ -227,10 +260,19 @@ impl VectorIndexBuilder {
         documents: &[S],
         hashes: &[u64],
     ) -> Result<Option<(VectorIndex, EmbedStats)>> {
-        let Some(model) = previous.s.corpus.clone() else { return Ok(None) };
+        let Some(model) = previous.model_embedder() else { return Ok(None) };
         let p = &previous.s;
         let dim = model.dimension();
-        if p.dense_dim != dim || p.center.len() != dim || p.identity != model.identity() {
+        let same_code = match (&p.code, &self.code) {
+            (None, None) => true,
+            (Some(a), Some(b)) => a.identity() == b.identity(),
+            _ => false,
+        };
+        if !same_code
+            || p.dense_dim != dim
+            || p.center.len() != dim
+            || p.identity != model.identity()
+        {
             return Ok(None);
         }
         if hashes.len() != documents.len() {
@@ -292,7 +334,8 @@ impl VectorIndexBuilder {
             scales: scales.into(),
             int8: int8.into(),
             hashes: hashes.to_vec().into(),
-            corpus: Some(model),
+            corpus: p.corpus.clone(),
+            code: p.code.clone(),
             hnsw: None,
             projected_bits: projection.bits(),
         };
@@ -385,6 +428,13 @@ impl VectorIndexBuilder {
     }
 }
 
+fn dense_of(v: Vectors) -> Result<Vec<f32>> {
+    match v {
+        Vectors::Dense { data, .. } => Ok(data),
+        Vectors::Binary { bits, .. } => Err(Error::Dimension { expected: 0, found: bits }),
+    }
+}
+
 fn projection_of(s: &Stored) -> Option<Projection> {
     (s.projected_bits > 0 && s.dense_dim > 0)
         .then(|| Projection::new(s.dense_dim, s.projected_bits))
@@ -444,6 +494,22 @@ impl VectorIndex {
     /// so that it can serve queries without a copy.
     pub fn corpus_model(&self) -> Option<&Arc<CorpusModel>> {
         self.s.corpus.as_ref()
+    }
+
+    /// The code model joined with the corpus model, when there is one.
+    pub fn code_model(&self) -> Option<&Arc<CodeModel>> {
+        self.s.code.as_ref()
+    }
+
+    /// The embedder made of the models the index holds: its corpus model,
+    /// joined with its code model if it was built with one; `None` when it
+    /// was built by another embedder.
+    pub fn model_embedder(&self) -> Option<Arc<dyn Embedder>> {
+        let corpus = self.s.corpus.clone()?;
+        Some(match &self.s.code {
+            Some(code) => Arc::new(JoinedModel::new(corpus, code.clone())),
+            None => corpus,
+        })
     }
 
     /// The best `k` vectors for a query vector, as `(index, score)`, best
@@ -574,6 +640,7 @@ impl VectorIndex {
             dense_dim: s.dense_dim as u64,
             projected_bits: s.projected_bits as u64,
             corpus: s.corpus.is_some(),
+            code: s.code.as_ref().map(|c| c.identity()),
             hnsw,
         };
         let mut w = SectionWriter::new(SEMANTIC_FORMAT);
@@ -614,6 +681,12 @@ impl VectorIndex {
             )),
             false => None,
         };
+        let code = match &meta.code {
+            None => None,
+            Some(id) => Some(builtin_code_model(id).ok_or_else(|| {
+                corrupt("built with a code model that is not the one built into this program")
+            })?),
+        };
         let s = Stored {
             identity: meta.identity,
             bits: meta.bits as usize,
@@ -625,11 +698,13 @@ impl VectorIndex {
             int8: file.array("int8")?,
             hashes: file.array("hashes")?,
             corpus,
+            code,
             hnsw: meta.hnsw,
             projected_bits: meta.projected_bits as usize,
         };
         let n = s.hashes.len();
         let consistent = n == fragments
+            && (s.code.is_none() || s.corpus.is_some())
             && s.words == words_for(s.bits)
             && (s.projected_bits == 0 || (s.projected_bits == s.bits && s.dense_dim > 0))
             && s.codes.len() == n * s.words
@@ -671,6 +746,17 @@ impl VectorIndex {
             hnsw,
             projection,
         })
+    }
+}
+
+/// The built-in code model, if it has identity `id`.
+fn builtin_code_model(id: &str) -> Option<Arc<CodeModel>> {
+    #[cfg(feature = "builtin-model")]
+    return CodeModel::builtin().ok().filter(|m| m.identity() == id);
+    #[cfg(not(feature = "builtin-model"))]
+    {
+        let _ = id;
+        None
     }
 }
 

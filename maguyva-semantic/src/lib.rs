@@ -31,7 +31,10 @@
 #![deny(missing_docs)]
 
 pub use crate::{
-    embed::{CorpusModel, DEFAULT_CORPUS_DIMENSIONS, Embedder, Role, VOYAGE_DIMENSIONS, Vectors},
+    embed::{
+        CODE_MODEL_FORMAT, CODE_MODEL_WEIGHT, CodeModel, CodeModelMeta, CorpusModel,
+        DEFAULT_CORPUS_DIMENSIONS, Embedder, JoinedModel, Role, VOYAGE_DIMENSIONS, Vectors,
+    },
     error::{Error, Result},
     index::{
         DEFAULT_HNSW_THRESHOLD, EmbedStats, RESCORE_OVERSAMPLING, SEMANTIC_FILE, SEMANTIC_FORMAT,

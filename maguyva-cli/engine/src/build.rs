@@ -253,7 +253,10 @@ fn embed(
             .and_then(|g| Manifest::load(&g).ok().map(|m| (g, m)))
             .and_then(|(g, m)| VectorIndex::load(&g, m.fragments).ok())
     };
-    if let EmbedderChoice::Corpus { dimensions } = settings.embedder {
+    if let Some(dimensions) = settings.embedder.corpus_dimensions() {
+        if let EmbedderChoice::Joined { .. } = settings.embedder {
+            builder.code_model(Some(maguyva_semantic::CodeModel::builtin()?));
+        }
         let mut kept = None;
         if let Some(p) = options.reuse_model.then(previous).flatten() {
             let hashes = documents.hashes(&p).or_else(|| {
@@ -277,9 +280,8 @@ fn embed(
                 }
             }
         };
-        let model: Arc<dyn Embedder> = vectors
-            .corpus_model()
-            .cloned()
+        let model = vectors
+            .model_embedder()
             .ok_or_else(|| maguyva_core::Error::corrupt(dir.path(), "no corpus model"))?;
         return Ok((vectors, model, stats, was_kept));
     }

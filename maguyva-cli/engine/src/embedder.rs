@@ -1,7 +1,7 @@
 //! Which embedder the semantic modality uses, and how to make it.
 
 use maguyva_core::{Error, Result};
-use maguyva_semantic::{DEFAULT_CORPUS_DIMENSIONS, Embedder};
+use maguyva_semantic::{CodeModel, DEFAULT_CORPUS_DIMENSIONS, Embedder};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -15,12 +15,21 @@ pub const VOYAGE_URL_VAR: &str = "MAGUYVA_VOYAGE_URL";
 /// The semantic modality's embedder.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum EmbedderChoice {
-    /// Latent semantic analysis learned from the indexed corpus, of this
-    /// many dimensions: no download, no key.
+    /// The built-in default: latent semantic analysis learned from the
+    /// indexed corpus, of this many dimensions, joined with the code model
+    /// built into the program. No download, no key.
+    Joined {
+        /// Dimensions of the corpus model.
+        dimensions: usize,
+    },
+    /// Latent semantic analysis learned from the indexed corpus alone, of
+    /// this many dimensions.
     Corpus {
         /// Dimensions.
         dimensions: usize,
     },
+    /// The built-in code model alone.
+    Code,
     /// A model2vec-format model folder.
     Model(PathBuf),
     /// Voyage AI, with this many bits per vector.
@@ -39,7 +48,17 @@ impl Default for EmbedderChoice {
 impl EmbedderChoice {
     /// The built-in default, which needs no download, key or server.
     pub fn builtin() -> EmbedderChoice {
-        EmbedderChoice::Corpus { dimensions: DEFAULT_CORPUS_DIMENSIONS }
+        EmbedderChoice::Joined { dimensions: DEFAULT_CORPUS_DIMENSIONS }
+    }
+
+    /// The dimensions of the corpus model, for a choice that learns one.
+    pub fn corpus_dimensions(&self) -> Option<usize> {
+        match self {
+            EmbedderChoice::Joined { dimensions } | EmbedderChoice::Corpus { dimensions } => {
+                Some(*dimensions)
+            }
+            _ => None,
+        }
     }
 
     /// Voyage when its key is set in the environment, else the built-in.
@@ -53,7 +72,11 @@ impl EmbedderChoice {
     /// An identity for the manifest; changing it rebuilds the index.
     pub fn identity(&self) -> Result<String> {
         Ok(match self {
+            EmbedderChoice::Joined { dimensions } => {
+                format!("corpus-lsa:v1:{dimensions}+{}", CodeModel::builtin()?.identity())
+            }
             EmbedderChoice::Corpus { dimensions } => format!("corpus-lsa:v1:{dimensions}"),
+            EmbedderChoice::Code => CodeModel::builtin()?.identity(),
             EmbedderChoice::Model(dir) => {
                 let file = dir.join("model.safetensors");
                 let bytes = std::fs::read(&file).map_err(|e| Error::io("reading", &file, e))?;
@@ -68,17 +91,21 @@ impl EmbedderChoice {
     /// The embedder itself, for a choice that is not learned from the corpus.
     pub fn open(&self) -> Result<Option<Arc<dyn Embedder>>> {
         Ok(match self {
-            EmbedderChoice::Corpus { .. } => None,
+            EmbedderChoice::Joined { .. } | EmbedderChoice::Corpus { .. } => None,
+            EmbedderChoice::Code => Some(CodeModel::builtin()?),
             EmbedderChoice::Model(dir) => Some(open_model(dir)?),
             EmbedderChoice::Voyage { dimensions } => Some(open_voyage(*dimensions)?),
         })
     }
 
     /// The choice written so that [`EmbedderChoice::parse`] reads it back:
-    /// `corpus:DIMENSIONS`, `voyage:DIMENSIONS` or a model folder's path.
+    /// `joined:DIMENSIONS`, `corpus:DIMENSIONS`, `code`,
+    /// `voyage:DIMENSIONS` or a model folder's path.
     pub fn spec(&self) -> String {
         match self {
+            EmbedderChoice::Joined { dimensions } => format!("joined:{dimensions}"),
             EmbedderChoice::Corpus { dimensions } => format!("corpus:{dimensions}"),
+            EmbedderChoice::Code => "code".to_string(),
             EmbedderChoice::Model(dir) => dir.display().to_string(),
             EmbedderChoice::Voyage { dimensions } => format!("voyage:{dimensions}"),
         }
@@ -95,17 +122,25 @@ impl EmbedderChoice {
         }
     }
 
-    /// Parses `builtin`, `corpus`, `voyage`, `voyage:DIMENSIONS` or a model
+    /// Parses `builtin` (the same as `joined`), `joined[:DIMENSIONS]`,
+    /// `corpus[:DIMENSIONS]`, `code`, `voyage[:DIMENSIONS]` or a model
     /// folder's path.
     pub fn parse(s: &str) -> std::result::Result<EmbedderChoice, String> {
+        let dimensions = |n: &str| match n.parse::<usize>() {
+            Ok(d) if (1..=4096).contains(&d) => Ok(d),
+            _ => Err(format!("{s:?}: corpus dimensions must be a number from 1 to 4096")),
+        };
         match s {
-            "builtin" => Ok(EmbedderChoice::builtin()),
+            "builtin" | "joined" => Ok(EmbedderChoice::builtin()),
             "corpus" => Ok(EmbedderChoice::Corpus { dimensions: DEFAULT_CORPUS_DIMENSIONS }),
+            "code" => Ok(EmbedderChoice::Code),
             "voyage" => Ok(EmbedderChoice::Voyage { dimensions: 1024 }),
-            _ if s.starts_with("corpus:") => match s["corpus:".len()..].parse::<usize>() {
-                Ok(d) if (1..=4096).contains(&d) => Ok(EmbedderChoice::Corpus { dimensions: d }),
-                _ => Err(format!("{s:?}: corpus dimensions must be a number from 1 to 4096")),
-            },
+            _ if s.starts_with("corpus:") => {
+                Ok(EmbedderChoice::Corpus { dimensions: dimensions(&s["corpus:".len()..])? })
+            }
+            _ if s.starts_with("joined:") => {
+                Ok(EmbedderChoice::Joined { dimensions: dimensions(&s["joined:".len()..])? })
+            }
             _ if s.starts_with("voyage:") => {
                 let n = &s["voyage:".len()..];
                 match n.parse::<usize>() {
@@ -118,7 +153,10 @@ impl EmbedderChoice {
                 }
             }
             path => EmbedderChoice::model_dir(path).map_err(|_| {
-                format!("{path:?} is not builtin, voyage[:N], or a folder with model.safetensors")
+                format!(
+                    "{path:?} is not builtin, joined[:N], corpus[:N], code, voyage[:N], or a \
+                     folder with model.safetensors"
+                )
             }),
         }
     }
@@ -171,12 +209,30 @@ mod tests {
         assert!(EmbedderChoice::parse("voyage:300").unwrap_err().contains("256, 512"));
         assert!(EmbedderChoice::parse("/no/such/model").unwrap_err().contains("model.safetensors"));
         assert!(EmbedderChoice::parse("corpus:0").is_err());
+        assert!(EmbedderChoice::parse("joined:5000").is_err());
+        assert_eq!(EmbedderChoice::parse("joined"), Ok(EmbedderChoice::builtin()));
         for choice in [
             EmbedderChoice::builtin(),
+            EmbedderChoice::Joined { dimensions: 32 },
             EmbedderChoice::Corpus { dimensions: 64 },
+            EmbedderChoice::Code,
             EmbedderChoice::Voyage { dimensions: 256 },
         ] {
             assert_eq!(EmbedderChoice::parse(&choice.spec()), Ok(choice));
         }
+    }
+
+    #[test]
+    fn each_choice_has_its_own_identity() {
+        let ids: Vec<String> = [
+            EmbedderChoice::builtin(),
+            EmbedderChoice::Corpus { dimensions: DEFAULT_CORPUS_DIMENSIONS },
+            EmbedderChoice::Code,
+        ]
+        .iter()
+        .map(|c| c.identity().expect("the built-in model reads"))
+        .collect();
+        assert!(ids[0] != ids[1] && ids[1] != ids[2] && ids[0] != ids[2], "{ids:?}");
+        assert!(ids[0].contains(&ids[2]), "the joined identity names the code model: {ids:?}");
     }
 }

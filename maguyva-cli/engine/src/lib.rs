@@ -295,9 +295,9 @@ fn query_embedder(
     settings: &IndexSettings,
     path: &Path,
 ) -> Result<Arc<dyn Embedder>> {
-    let embedder: Arc<dyn Embedder> = match (vectors.corpus_model(), settings.embedder.open()?) {
+    let embedder: Arc<dyn Embedder> = match (vectors.model_embedder(), settings.embedder.open()?) {
         (_, Some(e)) => e,
-        (Some(model), None) => model.clone(),
+        (Some(model), None) => model,
         (None, None) => return Err(Error::corrupt(path, "the semantic index has no corpus model")),
     };
     if embedder.identity() != vectors.identity() {

@@ -86,7 +86,7 @@ fuzz_target!(|data: &[u8]| {
                 return;
             };
             let Ok(index) = VectorIndex::read(&file, Path::new("."), parts) else { return };
-            let Some(model) = index.corpus_model() else { return };
+            let Some(model) = index.model_embedder() else { return };
             let Ok(query) = model.embed(&["retry the request"], Role::Query) else { return };
             let _ = index.search(&query, 10, SearchOptions::default());
         }

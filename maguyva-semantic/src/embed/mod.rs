@@ -6,14 +6,18 @@
 //! models (Voyage) encode them differently. An embedder's identity is
 //! recorded in the index, so that a different embedder re-embeds.
 
+mod code_model;
 mod corpus;
+mod joined;
 pub(crate) mod linalg;
 #[cfg(feature = "model2vec")]
 mod static_model;
 #[cfg(feature = "voyage")]
 mod voyage;
 
+pub use code_model::{CODE_MODEL_FORMAT, CodeModel, CodeModelMeta};
 pub use corpus::{CorpusModel, DEFAULT_CORPUS_DIMENSIONS};
+pub use joined::{CODE_MODEL_WEIGHT, JoinedModel};
 #[cfg(feature = "model2vec")]
 pub use static_model::StaticModel;
 #[cfg(feature = "voyage")]

@@ -303,6 +303,34 @@ fn term_vocabulary(terms: &Value, tok_path: &Path, cfg_path: &Path) -> Result<To
     Ok(Tokens::Terms { vocabulary, analyzer })
 }
 
+impl StaticModel {
+    /// This model as a [`CodeModel`] (its rows in 8 bits, each scaled by
+    /// its token's weight), when it is a model of analyzer terms;
+    /// `training` says how it was made.
+    pub fn to_code_model(&self, training: Value) -> Result<super::CodeModel> {
+        let Tokens::Terms { vocabulary, analyzer } = &self.tokens else {
+            return Err(model_err(Path::new(&self.identity), "not a model of analyzer terms"));
+        };
+        let mut terms = Vec::with_capacity(vocabulary.len());
+        let mut vectors = Vec::with_capacity(vocabulary.len() * self.dim);
+        let mut entries: Vec<(&String, u32)> = vocabulary.iter().map(|(t, &i)| (t, i)).collect();
+        entries.sort_unstable();
+        for (term, id) in entries {
+            let row = match &self.mapping {
+                Some(m) => m.get(id as usize).copied().unwrap_or(u32::MAX) as usize,
+                None => id as usize,
+            };
+            let Some(values) = self.embeddings.get(row * self.dim..(row + 1) * self.dim) else {
+                continue;
+            };
+            let w = self.weights.as_ref().and_then(|w| w.get(id as usize)).copied().unwrap_or(1.0);
+            terms.push(term.clone());
+            vectors.extend(values.iter().map(|x| w * x));
+        }
+        super::CodeModel::from_vectors(&terms, &vectors, self.dim, *analyzer, training)
+    }
+}
+
 impl Embedder for StaticModel {
     fn identity(&self) -> String {
         self.identity.clone()

@@ -1,0 +1,148 @@
+//! The corpus model and the code model joined: a text's vector is its
+//! corpus-model vector set end to end with its code-model vector (both of
+//! unit length, the second scaled by [`CODE_MODEL_WEIGHT`]), scaled to unit
+//! length again. The corpus model knows the repository's own vocabulary
+//! and topics; the code model knows what words mean in code at large. Their
+//! cosine is then a weighted sum of the two models' cosines.
+
+use super::{CodeModel, CorpusModel, Embedder, Role, Vectors};
+use crate::error::{Error, Result};
+use std::sync::Arc;
+
+/// Weight of the code model's half of a joined vector. Fitted on the
+/// training benchmark (semantic modality alone, NDCG@10; the corpus model
+/// alone 0.802): 0.7 gave 0.824, 1.0 0.826, 1.4 0.818.
+pub const CODE_MODEL_WEIGHT: f32 = 1.0;
+
+/// A corpus model joined with a code model (see the module documentation).
+#[derive(Debug, Clone)]
+pub struct JoinedModel {
+    corpus: Arc<CorpusModel>,
+    code: Arc<CodeModel>,
+}
+
+impl JoinedModel {
+    /// The two models joined.
+    pub fn new(corpus: Arc<CorpusModel>, code: Arc<CodeModel>) -> JoinedModel {
+        JoinedModel { corpus, code }
+    }
+
+    /// The corpus model.
+    pub fn corpus(&self) -> &Arc<CorpusModel> {
+        &self.corpus
+    }
+
+    /// The code model.
+    pub fn code(&self) -> &Arc<CodeModel> {
+        &self.code
+    }
+
+    /// Joined vectors, row after row, from the two models' vectors of the
+    /// same texts (row after row, each of unit length or zero).
+    pub fn join(&self, corpus: &[f32], code: &[f32]) -> Result<Vec<f32>> {
+        let (da, db) = (self.corpus.dimension(), self.code.dimension());
+        let n = corpus.len() / da.max(1);
+        if corpus.len() != n * da || code.len() != n * db {
+            return Err(Error::Dimension { expected: n * db, found: code.len() });
+        }
+        let mut out = Vec::with_capacity(n * (da + db));
+        for (a, b) in corpus.chunks_exact(da.max(1)).zip(code.chunks_exact(db.max(1))) {
+            let start = out.len();
+            out.extend_from_slice(a);
+            out.extend(b.iter().map(|x| x * CODE_MODEL_WEIGHT));
+            let row = &mut out[start..];
+            let norm = row.iter().map(|x| x * x).sum::<f32>().sqrt();
+            if norm > 0.0 {
+                row.iter_mut().for_each(|x| *x /= norm);
+            }
+        }
+        Ok(out)
+    }
+}
+
+fn dense(v: Vectors) -> Result<Vec<f32>> {
+    match v {
+        Vectors::Dense { data, .. } => Ok(data),
+        Vectors::Binary { bits, .. } => Err(Error::Dimension { expected: 0, found: bits }),
+    }
+}
+
+impl Embedder for JoinedModel {
+    fn identity(&self) -> String {
+        format!("joined:v1:{}+{}*{CODE_MODEL_WEIGHT}", self.corpus.identity(), self.code.identity())
+    }
+
+    fn dimension(&self) -> usize {
+        self.corpus.dimension() + self.code.dimension()
+    }
+
+    fn embed(&self, texts: &[&str], role: Role) -> Result<Vectors> {
+        let a = dense(self.corpus.embed(texts, role)?)?;
+        let b = dense(self.code.embed(texts, role)?)?;
+        Ok(Vectors::Dense { dim: self.dimension(), data: self.join(&a, &b)? })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use maguyva_core::Analyzer;
+
+    fn models() -> JoinedModel {
+        let docs = [
+            "connect the socket to the host and port",
+            "parse the configuration file into settings",
+            "open a tcp connection with a timeout",
+            "read settings from a yaml config",
+        ];
+        let corpus = CorpusModel::train(&docs, 4, Analyzer::default()).expect("trains");
+        let terms: Vec<String> = ["connect", "socket", "config", "set"].map(String::from).to_vec();
+        let vectors = vec![1.0, 0.1, 0.9, 0.0, 0.0, 1.0, 0.1, 0.9];
+        let code = CodeModel::from_vectors(
+            &terms,
+            &vectors,
+            2,
+            Analyzer::default(),
+            serde_json::Value::Null,
+        )
+        .expect("a valid model");
+        JoinedModel::new(Arc::new(corpus), Arc::new(code))
+    }
+
+    #[test]
+    fn joined_vectors_are_both_halves_weighted_and_unit() {
+        let m = models();
+        let texts = ["connect to the socket", "config settings", "zzz"];
+        let a = dense(m.corpus().embed(&texts, Role::Query).expect("embeds")).expect("dense");
+        let b = dense(m.code().embed(&texts, Role::Query).expect("embeds")).expect("dense");
+        let j = dense(m.embed(&texts, Role::Query).expect("embeds")).expect("dense");
+        let (da, d) = (m.corpus().dimension(), m.dimension());
+        assert_eq!(j.len(), 3 * d);
+        for i in 0..2 {
+            let row = &j[i * d..(i + 1) * d];
+            let norm = row.iter().map(|x| x * x).sum::<f32>().sqrt();
+            assert!((norm - 1.0).abs() < 1e-4, "row {i} has norm {norm}");
+            // The halves keep their directions: the ratio of any two
+            // coordinates is the source's.
+            let raw: Vec<f32> = a[i * da..(i + 1) * da]
+                .iter()
+                .copied()
+                .chain(b[i * 2..(i + 1) * 2].iter().map(|x| x * CODE_MODEL_WEIGHT))
+                .collect();
+            let rn = raw.iter().map(|x| x * x).sum::<f32>().sqrt();
+            for (x, y) in row.iter().zip(&raw) {
+                assert!((x - y / rn).abs() < 1e-5);
+            }
+        }
+        assert!(j[2 * d..].iter().all(|&x| x == 0.0), "a text of unknown terms stays zero");
+        assert!(m.identity().contains(&m.corpus().identity()));
+        assert!(m.identity().contains(&m.code().identity()));
+    }
+
+    #[test]
+    fn rows_of_other_lengths_are_refused() {
+        let m = models();
+        let da = m.corpus().dimension();
+        assert!(m.join(&vec![0.0; da * 2], &[0.0; 2]).is_err());
+    }
+}
