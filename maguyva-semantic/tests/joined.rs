@@ -5,24 +5,7 @@ use maguyva_semantic::{
 use std::sync::Arc;
 
 fn corpus() -> Vec<String> {
-    let topics = [
-        ["socket", "connect", "host", "port", "timeout"],
-        ["chart", "axis", "render", "pixel", "legend"],
-        ["parse", "token", "grammar", "syntax", "lexer"],
-        ["cache", "evict", "entry", "expire", "memory"],
-    ];
-    (0..200)
-        .map(|i| {
-            let t = &topics[i % 4];
-            format!(
-                "fn {}_{i}() {{ {} {} {} }}",
-                t[i % 5],
-                t[(i + 1) % 5],
-                t[(i + 2) % 5],
-                t[(i + 3) % 5]
-            )
-        })
-        .collect()
+    super::topic_corpus(200)
 }
 
 fn joined_builder() -> VectorIndexBuilder {

@@ -134,24 +134,7 @@ fn unchanged_documents_are_not_embedded_again() {
 }
 
 fn corpus() -> Vec<String> {
-    let topics = [
-        ["socket", "connect", "host", "port", "timeout"],
-        ["chart", "axis", "render", "pixel", "legend"],
-        ["parse", "token", "grammar", "syntax", "lexer"],
-        ["cache", "evict", "entry", "expire", "memory"],
-    ];
-    (0..400)
-        .map(|i| {
-            let t = &topics[i % 4];
-            format!(
-                "fn {}_{i}() {{ {} {} {} }}",
-                t[i % 5],
-                t[(i + 1) % 5],
-                t[(i + 2) % 5],
-                t[(i + 3) % 5]
-            )
-        })
-        .collect()
+    super::topic_corpus(400)
 }
 
 #[test]
