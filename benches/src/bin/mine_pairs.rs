@@ -63,7 +63,11 @@ fn main() {
     }
 }
 
-fn run(corpus: &Path, out: &Path, cap: u64) -> std::io::Result<()> {
+/// The files mined: of each language's folder, files in a fixed
+/// pseudo-random order of their paths inside the corpus (so the choice does
+/// not depend on where the corpus lies) while their bytes stay within `cap`;
+/// sorted.
+fn select(corpus: &Path, cap: u64) -> std::io::Result<Vec<PathBuf>> {
     let mut files = Vec::new();
     for top in std::fs::read_dir(corpus)? {
         let top = top?.path();
@@ -72,7 +76,10 @@ fn run(corpus: &Path, out: &Path, cap: u64) -> std::io::Result<()> {
         }
         let mut group = Vec::new();
         walk(&top, &mut group)?;
-        group.sort_by_key(|(p, _)| xxhash_rust::xxh3::xxh3_64(p.as_os_str().as_encoded_bytes()));
+        group.sort_by_key(|(p, _)| {
+            let inside = p.strip_prefix(corpus).unwrap_or(p);
+            xxhash_rust::xxh3::xxh3_64(inside.as_os_str().as_encoded_bytes())
+        });
         let mut total = 0;
         for (path, len) in group {
             total += len;
@@ -83,6 +90,11 @@ fn run(corpus: &Path, out: &Path, cap: u64) -> std::io::Result<()> {
         }
     }
     files.sort();
+    Ok(files)
+}
+
+fn run(corpus: &Path, out: &Path, cap: u64) -> std::io::Result<()> {
+    let files = select(corpus, cap)?;
     eprintln!("{} files", files.len());
     let analyzer = Analyzer::default();
     let mined: Vec<(String, Language, Vec<Pair>)> = files
@@ -255,6 +267,24 @@ fn squash(line: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_files_chosen_under_the_cap_do_not_depend_on_where_the_corpus_lies() {
+        let chosen = |root: &Path| -> Vec<PathBuf> {
+            for i in 0..40 {
+                let dir = root.join("python").join(format!("pkg{}", i % 5));
+                std::fs::create_dir_all(&dir).expect("folder");
+                std::fs::write(dir.join(format!("m{i}.py")), "x = 1\n").expect("file");
+            }
+            let files = select(root, 60).expect("walks");
+            files.iter().map(|p| p.strip_prefix(root).expect("inside").to_path_buf()).collect()
+        };
+        let (a, b) = (tempfile::tempdir().expect("dir"), tempfile::tempdir().expect("dir"));
+        let inner = b.path().join("some/deeper/place");
+        let first = chosen(a.path());
+        assert_eq!(first.len(), 10, "6 bytes a file, 60 at most: {first:?}");
+        assert_eq!(chosen(&inner), first);
+    }
 
     #[test]
     fn a_docstring_or_comment_block_is_taken_out_of_the_code_side() {
