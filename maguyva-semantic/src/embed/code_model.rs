@@ -231,7 +231,8 @@ impl CodeModel {
 
     /// Adds `count` times row `row`'s vector to `out`: the pooling the
     /// model was trained with. Measured against it (semantic modality
-    /// alone, joined with the corpus model, NDCG@10): weighing a term
+    /// alone, joined with the corpus model, NDCG@10, with the first model
+    /// of this recipe): weighing a term
     /// `1 + ln count` gave 0.829 against 0.825 on the training benchmark
     /// but 0.794 against 0.809 on the development split (the code model
     /// alone: 0.712 against 0.755), and either times the term's inverse
