@@ -206,7 +206,7 @@ impl VectorIndexBuilder {
                     Some(v) => v,
                     None => {
                         let texts: Vec<&str> = documents.iter().map(|d| d.as_ref()).collect();
-                        dense_of(code.embed(&texts, Role::Document)?)?
+                        code.embed(&texts, Role::Document)?.into_dense()?
                     }
                 };
                 (joined.identity(), joined.dimension(), joined.join(&dense, &code_dense)?)
@@ -425,13 +425,6 @@ impl VectorIndexBuilder {
             fill_dense(&mut s, dim, &dense);
         }
         Ok((self.finish(s), stats))
-    }
-}
-
-fn dense_of(v: Vectors) -> Result<Vec<f32>> {
-    match v {
-        Vectors::Dense { data, .. } => Ok(data),
-        Vectors::Binary { bits, .. } => Err(Error::Dimension { expected: 0, found: bits }),
     }
 }
 

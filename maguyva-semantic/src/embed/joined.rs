@@ -60,13 +60,6 @@ impl JoinedModel {
     }
 }
 
-fn dense(v: Vectors) -> Result<Vec<f32>> {
-    match v {
-        Vectors::Dense { data, .. } => Ok(data),
-        Vectors::Binary { bits, .. } => Err(Error::Dimension { expected: 0, found: bits }),
-    }
-}
-
 impl Embedder for JoinedModel {
     fn identity(&self) -> String {
         format!("joined:v1:{}+{}*{CODE_MODEL_WEIGHT}", self.corpus.identity(), self.code.identity())
@@ -77,8 +70,8 @@ impl Embedder for JoinedModel {
     }
 
     fn embed(&self, texts: &[&str], role: Role) -> Result<Vectors> {
-        let a = dense(self.corpus.embed(texts, role)?)?;
-        let b = dense(self.code.embed(texts, role)?)?;
+        let a = self.corpus.embed(texts, role)?.into_dense()?;
+        let b = self.code.embed(texts, role)?.into_dense()?;
         Ok(Vectors::Dense { dim: self.dimension(), data: self.join(&a, &b)? })
     }
 }
@@ -113,9 +106,9 @@ mod tests {
     fn joined_vectors_are_both_halves_weighted_and_unit() {
         let m = models();
         let texts = ["connect to the socket", "config settings", "zzz"];
-        let a = dense(m.corpus().embed(&texts, Role::Query).expect("embeds")).expect("dense");
-        let b = dense(m.code().embed(&texts, Role::Query).expect("embeds")).expect("dense");
-        let j = dense(m.embed(&texts, Role::Query).expect("embeds")).expect("dense");
+        let a = m.corpus().embed(&texts, Role::Query).and_then(Vectors::into_dense).expect("dense");
+        let b = m.code().embed(&texts, Role::Query).and_then(Vectors::into_dense).expect("dense");
+        let j = m.embed(&texts, Role::Query).and_then(Vectors::into_dense).expect("dense");
         let (da, d) = (m.corpus().dimension(), m.dimension());
         assert_eq!(j.len(), 3 * d);
         for i in 0..2 {

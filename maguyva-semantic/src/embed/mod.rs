@@ -70,6 +70,17 @@ impl Vectors {
         self.len() == 0
     }
 
+    /// The full-precision values, row after row; an error for binary
+    /// vectors.
+    pub fn into_dense(self) -> Result<Vec<f32>> {
+        match self {
+            Vectors::Dense { data, .. } => Ok(data),
+            Vectors::Binary { bits, .. } => {
+                Err(crate::error::Error::Dimension { expected: 0, found: bits })
+            }
+        }
+    }
+
     /// Dense vectors of `dim` dimensions, one per text, each written in
     /// parallel by `embed_one` into its zeroed row.
     pub(crate) fn dense_rows<F>(dim: usize, texts: &[&str], embed_one: F) -> Result<Vectors>
