@@ -6,7 +6,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use maguyva_core::{FragmentSpan, FragmentTable, LineSpan, SectionFile};
-use maguyva_semantic::{Embedder, Role, SearchOptions, VectorIndex};
+use maguyva_semantic::{Role, SearchOptions, VectorIndex};
 use std::path::Path;
 
 fuzz_target!(|data: &[u8]| {
