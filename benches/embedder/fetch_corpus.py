@@ -447,6 +447,16 @@ def safe_member_path(name: str) -> PurePosixPath | None:
     return PurePosixPath(*parts)
 
 
+def checked_member(name: str, size: int, read, stats: Counter) -> Member | None:
+    """The member `name` of an archive, or None (counted) when its path is
+    unsafe to extract."""
+    rel = safe_member_path(name)
+    if rel is None:
+        stats["refused: unsafe path"] += 1
+        return None
+    return Member(rel, size, read)
+
+
 def iter_members(path: Path, stats: Counter):
     """Yield the regular files of an archive in archive order."""
     kind = archive_kind(path)
@@ -459,11 +469,9 @@ def iter_members(path: Path, stats: Counter):
                 if mode and not stat.S_ISREG(mode):
                     stats["skip: link or special"] += 1
                     continue
-                rel = safe_member_path(info.filename)
-                if rel is None:
-                    stats["refused: unsafe path"] += 1
-                    continue
-                yield Member(rel, info.file_size, lambda info=info: zf.read(info))
+                member = checked_member(info.filename, info.file_size, lambda info=info: zf.read(info), stats)
+                if member is not None:
+                    yield member
         return
     try:
         with tarfile.open(path, mode="r|*") as tf:
@@ -473,11 +481,9 @@ def iter_members(path: Path, stats: Counter):
                 if not info.isfile():
                     stats["skip: link or special"] += 1
                     continue
-                rel = safe_member_path(info.name)
-                if rel is None:
-                    stats["refused: unsafe path"] += 1
-                    continue
-                yield Member(rel, info.size, lambda info=info: tf.extractfile(info).read())
+                member = checked_member(info.name, info.size, lambda info=info: tf.extractfile(info).read(), stats)
+                if member is not None:
+                    yield member
     except ARCHIVE_ERRORS as exc:
         raise ArchiveError(f"{kind}: {exc}") from exc
 

@@ -7,8 +7,9 @@
 //! only the rows of its own terms. Format and provenance: `model/README.md`
 //! of this crate.
 
-use super::{Embedder, Role, Vectors};
+use super::{Embedder, Role, Vectors, scale_to_unit};
 use crate::error::{Error, Result};
+use crate::pack::to_int8;
 use maguyva_core::{Analyzer, TermMatrix};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -153,13 +154,10 @@ impl CodeModel {
             builder
                 .insert(terms[i].as_bytes(), row as u64)
                 .map_err(|e| model_err(path, format!("term {:?}: {e}", terms[i])))?;
-            let v = &vectors[i * dim..(i + 1) * dim];
-            let max = v.iter().fold(0f32, |m, x| m.max(x.abs()));
-            let scale = if max > 0.0 && max.is_finite() { max / 127.0 } else { 0.0 };
-            rows.extend(v.iter().map(|&x| match scale > 0.0 {
-                true => (x / scale).round().clamp(-127.0, 127.0) as i8 as u8,
-                false => 0,
-            }));
+            let (scale, q) = to_int8(&vectors[i * dim..(i + 1) * dim]);
+            // A row with an infinite value has no scale: it is stored as zero.
+            let (scale, q) = if scale.is_finite() { (scale, q) } else { (0.0, vec![0; dim]) };
+            rows.extend(q.iter().map(|&x| x as u8));
             scales.extend_from_slice(&scale.to_le_bytes());
         }
         let vocab = builder.into_inner().map_err(|e| model_err(path, e.to_string()))?;
@@ -255,10 +253,7 @@ impl CodeModel {
         for &(row, count) in counted {
             self.add_row(row, count, out);
         }
-        let norm = out.iter().map(|x| x * x).sum::<f32>().sqrt();
-        if norm > 0.0 {
-            out.iter_mut().for_each(|x| *x /= norm);
-        }
+        scale_to_unit(out);
     }
 
     fn embed_one(&self, text: &str, out: &mut [f32]) {

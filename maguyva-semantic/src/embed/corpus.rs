@@ -7,7 +7,7 @@
 //! downloaded: the model is part of the index.
 
 use super::linalg::{gram, orthonormalize, random_signs, symmetric_eigen};
-use super::{Embedder, Role, Vectors};
+use super::{Embedder, Role, Vectors, scale_to_unit};
 use crate::error::{Error, Result};
 use maguyva_core::{Analyzer, Array, Bytes, SectionFile, SectionWriter, TermMatrix};
 use rayon::prelude::*;
@@ -169,10 +169,7 @@ impl CorpusModel {
                     *o += w * x;
                 }
             }
-            let norm = out.iter().map(|x| x * x).sum::<f32>().sqrt();
-            if norm > 0.0 {
-                out.iter_mut().for_each(|x| *x /= norm);
-            }
+            scale_to_unit(out);
         });
         let model = CorpusModel::assemble(
             k,
@@ -254,10 +251,7 @@ impl CorpusModel {
             let row = &self.codes[i * row_bytes(self.dim)..(i + 1) * row_bytes(self.dim)];
             for_each_code(row, self.dim, |j, q| out[j] += scale * f32::from(q));
         }
-        let norm = out.iter().map(|x| x * x).sum::<f32>().sqrt();
-        if norm > 0.0 {
-            out.iter_mut().for_each(|x| *x /= norm);
-        }
+        scale_to_unit(out);
     }
 }
 

@@ -5,7 +5,7 @@
 //! and topics; the code model knows what words mean in code at large. Their
 //! cosine is then a weighted sum of the two models' cosines.
 
-use super::{CodeModel, CorpusModel, Embedder, Role, Vectors};
+use super::{CodeModel, CorpusModel, Embedder, Role, Vectors, scale_to_unit};
 use crate::error::{Error, Result};
 use std::sync::Arc;
 
@@ -50,11 +50,7 @@ impl JoinedModel {
             let start = out.len();
             out.extend_from_slice(a);
             out.extend(b.iter().map(|x| x * CODE_MODEL_WEIGHT));
-            let row = &mut out[start..];
-            let norm = row.iter().map(|x| x * x).sum::<f32>().sqrt();
-            if norm > 0.0 {
-                row.iter_mut().for_each(|x| *x /= norm);
-            }
+            scale_to_unit(&mut out[start..]);
         }
         Ok(out)
     }

@@ -28,6 +28,14 @@ pub const VOYAGE_DIMENSIONS: [usize; 4] = [256, 512, 1024, 2048];
 
 use crate::error::Result;
 
+/// Scales `v` to unit length (a zero vector stays zero).
+pub(crate) fn scale_to_unit(v: &mut [f32]) {
+    let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    if norm > 0.0 {
+        v.iter_mut().for_each(|x| *x /= norm);
+    }
+}
+
 /// Whether a text is a query or a document.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Role {
