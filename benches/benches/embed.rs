@@ -49,7 +49,7 @@ fn bench(c: &mut Criterion) {
         });
         let matrix = TermMatrix::build(&texts, Analyzer::default());
         group.bench_function("code_model_from_terms_1_thread", |b| {
-            b.iter(|| pool.install(|| black_box(code.embed_matrix(&matrix))))
+            b.iter(|| pool.install(|| black_box(code.embed_matrix(&matrix, code.dimension()))))
         });
         group.bench_function("joined_index_build_1_thread", |b| {
             let mut builder = VectorIndexBuilder::new();

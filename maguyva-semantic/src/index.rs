@@ -7,7 +7,9 @@
 //! text is unchanged are reused from the previous index. Format:
 //! `doc/format/semantic.md`.
 
-use crate::embed::{CodeModel, CorpusModel, Embedder, JoinedModel, Role, Vectors};
+use crate::embed::{
+    CodeModel, CorpusModel, Embedder, JoinedModel, Role, Vectors, code_dimensions_for,
+};
 use crate::error::{Error, Result};
 #[cfg(feature = "hnsw")]
 use crate::hnsw::{EF_SEARCH, HnswIndex};
@@ -33,13 +35,23 @@ const HNSW_BASENAME: &str = "semantic";
 /// v5 in 6 bits (`c.q6`); v6 sectioned-file entries of 40 bytes (small files
 /// compressed); v7 codes projected by random rotations (Walsh-Hadamard), not
 /// a dense random matrix; v8 `meta` names the code model joined with the
-/// corpus model.
-pub const SEMANTIC_FORMAT: FormatVersion = FormatVersion { kind: *b"SEMA", current: 8, oldest: 8 };
+/// corpus model; v9 an index of fewer than [`DEFAULT_DENSE_SCAN_LIMIT`]
+/// full-precision vectors has no binary codes (`bits` 0), and `meta` says
+/// how many of the code model's dimensions are joined.
+pub const SEMANTIC_FORMAT: FormatVersion = FormatVersion { kind: *b"SEMA", current: 9, oldest: 9 };
 
 /// Below this many vectors the exact scan is used; at and above it, HNSW.
 /// Set from the criterion benchmark `benches/benches/semantic.rs`: the scan
 /// was as fast as HNSW at recall 0.95 up to the largest size measured.
 pub const DEFAULT_HNSW_THRESHOLD: usize = 500_000;
+
+/// Below this many full-precision vectors (and unless an HNSW graph is
+/// built) no binary codes are made: a search scans the int8 vectors, which
+/// ranks exactly as their cosines do, and a small repository's index does
+/// without the codes' bytes (a third of its vectors' size). 4,096 int8
+/// vectors of 256 dimensions are about a million multiply-adds per query;
+/// `benches/benches/semantic_scan.rs` times the scan.
+pub const DEFAULT_DENSE_SCAN_LIMIT: usize = 4096;
 
 /// Sign bits per dimension of a full-precision vector: codes are a random
 /// projection (SimHash) to this many times more bits than dimensions, since
@@ -98,6 +110,8 @@ struct Stored {
     corpus: Option<Arc<CorpusModel>>,
     /// The code model joined with the corpus model, if any.
     code: Option<Arc<CodeModel>>,
+    /// How many of the code model's leading dimensions are joined.
+    code_dims: usize,
     hnsw: Option<HnswFiles>,
     /// Bits of the random projection that made the codes (0: one sign bit
     /// per dimension).
@@ -115,6 +129,8 @@ struct Meta {
     corpus: bool,
     /// The identity of the code model joined with the corpus model.
     code: Option<String>,
+    /// How many of the code model's leading dimensions are joined.
+    code_dims: u64,
     hnsw: Option<HnswFiles>,
 }
 
@@ -122,12 +138,17 @@ struct Meta {
 #[derive(Debug, Clone)]
 pub struct VectorIndexBuilder {
     hnsw_threshold: usize,
+    dense_scan_limit: usize,
     code: Option<Arc<CodeModel>>,
 }
 
 impl Default for VectorIndexBuilder {
     fn default() -> Self {
-        VectorIndexBuilder { hnsw_threshold: DEFAULT_HNSW_THRESHOLD, code: None }
+        VectorIndexBuilder {
+            hnsw_threshold: DEFAULT_HNSW_THRESHOLD,
+            dense_scan_limit: DEFAULT_DENSE_SCAN_LIMIT,
+            code: None,
+        }
     }
 }
 
@@ -159,6 +180,18 @@ impl VectorIndexBuilder {
     pub fn hnsw_threshold(&mut self, n: usize) -> &mut VectorIndexBuilder {
         self.hnsw_threshold = n;
         self
+    }
+
+    /// Makes no binary codes of fewer than `n` full-precision vectors
+    /// (unless an HNSW graph is built): searches scan their int8 copies.
+    pub fn dense_scan_limit(&mut self, n: usize) -> &mut VectorIndexBuilder {
+        self.dense_scan_limit = n;
+        self
+    }
+
+    /// Whether `n` full-precision vectors get binary codes.
+    fn codes_for(&self, n: usize) -> bool {
+        n >= self.dense_scan_limit.min(self.hnsw_threshold.max(1))
     }
 
     /// Joins `code` with the corpus model of a corpus build
@@ -198,22 +231,26 @@ impl VectorIndexBuilder {
         let model = Arc::new(model);
         let hashes: Array<u64> =
             documents.iter().map(|d| xxhash_rust::xxh3::xxh3_64(d.as_ref().as_bytes())).collect();
+        let code_dims = match &self.code {
+            Some(code) => code_dimensions_for(documents.len(), code.dimension()),
+            None => 0,
+        };
         let (identity, dim, dense) = match &self.code {
             None => (model.identity(), model.dimension(), dense),
             Some(code) => {
-                let joined = JoinedModel::new(model.clone(), code.clone());
-                let code_dense = match code.embed_matrix(terms) {
+                let joined = JoinedModel::new(model.clone(), code.clone(), code_dims);
+                let code_dense = match code.embed_matrix(terms, code_dims) {
                     Some(v) => v,
                     None => {
                         let texts: Vec<&str> = documents.iter().map(|d| d.as_ref()).collect();
-                        code.embed(&texts, Role::Document)?.into_dense()?
+                        code.embed_leading(&texts, code_dims).into_dense()?
                     }
                 };
                 (joined.identity(), joined.dimension(), joined.join(&dense, &code_dense)?)
             }
         };
-        let mut s = Stored { identity, hashes, ..Stored::default() };
-        fill_dense(&mut s, dim, &dense);
+        let mut s = Stored { identity, hashes, code_dims, ..Stored::default() };
+        fill_dense(&mut s, dim, &dense, self.codes_for(documents.len()));
         s.corpus = Some(model);
         s.code = self.code.clone();
         let stats = EmbedStats { embedded: documents.len(), reused: 0 };
@@ -223,8 +260,9 @@ impl VectorIndexBuilder {
     fn finish(&self, s: Stored) -> VectorIndex {
         #[cfg(feature = "hnsw")]
         let hnsw = {
-            let n = s.codes.len() / s.words.max(1);
-            (n >= self.hnsw_threshold && n > 0).then(|| HnswIndex::build(&s.codes, s.words))
+            let n = s.hashes.len();
+            (n >= self.hnsw_threshold && n > 0 && s.words > 0)
+                .then(|| HnswIndex::build(&s.codes, s.words))
         };
         let projection = projection_of(&s);
         VectorIndex {
@@ -290,8 +328,14 @@ impl VectorIndexBuilder {
                 Vectors::Binary { .. } => return Ok(None),
             },
         };
-        let projection = Projection::new(dim, PROJECTED_BITS_PER_DIMENSION * dim);
-        let words = words_for(projection.bits());
+        // Codes are made or not as a build of these documents would; when
+        // that differs from `previous`, its codes cannot be reused.
+        let bits = match self.codes_for(documents.len()) {
+            true => PROJECTED_BITS_PER_DIMENSION * dim,
+            false => 0,
+        };
+        let projection = (bits > 0).then(|| Projection::new(dim, bits));
+        let words = words_for(bits);
         if words != p.words {
             return Ok(None);
         }
@@ -299,7 +343,8 @@ impl VectorIndexBuilder {
             .par_chunks_exact(dim.max(1))
             .map(|row| {
                 let (scale, q) = to_int8(row);
-                (projection.pack(row, &p.center), scale, q)
+                let code = projection.as_ref().map(|p| p.pack(row, &previous.s.center));
+                (code.unwrap_or_default(), scale, q)
             })
             .collect();
         let (mut codes, mut scales, mut int8) = (Vec::new(), Vec::new(), Vec::new());
@@ -326,7 +371,7 @@ impl VectorIndexBuilder {
         }
         let s = Stored {
             identity: p.identity.clone(),
-            bits: projection.bits(),
+            bits,
             words,
             center: p.center.clone(),
             codes: codes.into(),
@@ -336,8 +381,9 @@ impl VectorIndexBuilder {
             hashes: hashes.to_vec().into(),
             corpus: p.corpus.clone(),
             code: p.code.clone(),
+            code_dims: p.code_dims,
             hnsw: None,
-            projected_bits: projection.bits(),
+            projected_bits: bits,
         };
         let stats = EmbedStats { embedded: missing.len(), reused: documents.len() - missing.len() };
         Ok(Some((self.finish(s), stats)))
@@ -422,7 +468,7 @@ impl VectorIndexBuilder {
                     }
                 }
             }
-            fill_dense(&mut s, dim, &dense);
+            fill_dense(&mut s, dim, &dense, self.codes_for(n));
         }
         Ok((self.finish(s), stats))
     }
@@ -433,18 +479,25 @@ fn projection_of(s: &Stored) -> Option<Projection> {
         .then(|| Projection::new(s.dense_dim, s.projected_bits))
 }
 
-/// Centres, packs and keeps int8 copies of full-precision vectors.
-fn fill_dense(s: &mut Stored, dim: usize, dense: &[f32]) {
-    let projection = Projection::new(dim, PROJECTED_BITS_PER_DIMENSION * dim);
-    s.projected_bits = projection.bits();
-    s.bits = projection.bits();
-    s.words = words_for(s.bits);
+/// Keeps int8 copies of full-precision vectors and, if `with_codes`, packs
+/// them centred into binary codes.
+fn fill_dense(s: &mut Stored, dim: usize, dense: &[f32], with_codes: bool) {
+    let bits = if with_codes { PROJECTED_BITS_PER_DIMENSION * dim } else { 0 };
+    s.projected_bits = bits;
+    s.bits = bits;
+    s.words = words_for(bits);
     s.dense_dim = dim;
     let center = mean(dense, dim);
-    let codes: Vec<u64> = dense
-        .par_chunks(dim.max(1) * 64)
-        .flat_map_iter(|rows| projection.pack_rows(rows, &center))
-        .collect();
+    let codes: Vec<u64> = match with_codes {
+        true => {
+            let projection = Projection::new(dim, bits);
+            dense
+                .par_chunks(dim.max(1) * 64)
+                .flat_map_iter(|rows| projection.pack_rows(rows, &center))
+                .collect()
+        }
+        false => Vec::new(),
+    };
     let (scales, int8): (Vec<f32>, Vec<Vec<i8>>) =
         dense.par_chunks_exact(dim.max(1)).map(to_int8).unzip();
     let int8: Vec<i8> = int8.concat();
@@ -457,7 +510,7 @@ fn fill_dense(s: &mut Stored, dim: usize, dense: &[f32]) {
 impl VectorIndex {
     /// Number of vectors.
     pub fn len(&self) -> usize {
-        self.s.codes.len() / self.s.words.max(1)
+        self.s.hashes.len()
     }
 
     /// Whether the index is empty.
@@ -473,6 +526,12 @@ impl VectorIndex {
     /// The embedder identity the index was built with.
     pub fn identity(&self) -> &str {
         &self.s.identity
+    }
+
+    /// Bits per binary code; 0 when there are no codes and a search scans
+    /// the int8 vectors ([`DEFAULT_DENSE_SCAN_LIMIT`]).
+    pub fn code_bits(&self) -> usize {
+        self.s.bits
     }
 
     /// Whether an HNSW graph was built.
@@ -500,7 +559,7 @@ impl VectorIndex {
     pub fn model_embedder(&self) -> Option<Arc<dyn Embedder>> {
         let corpus = self.s.corpus.clone()?;
         Some(match &self.s.code {
-            Some(code) => Arc::new(JoinedModel::new(corpus, code.clone())),
+            Some(code) => Arc::new(JoinedModel::new(corpus, code.clone(), self.s.code_dims)),
             None => corpus,
         })
     }
@@ -529,20 +588,9 @@ impl VectorIndex {
             }
             Vectors::Binary { .. } => None,
         };
-        let code: Vec<u64> = match (query, dense_query) {
-            (_, Some(q)) => self.pack_query(q),
-            (Vectors::Binary { bits, words }, None) if *bits == self.s.bits => {
-                words[..self.s.words].to_vec()
-            }
-            (Vectors::Binary { bits, .. }, None) => {
-                return Err(Error::Dimension { expected: self.s.bits, found: *bits });
-            }
-            (Vectors::Dense { .. }, None) => return Ok(Vec::new()),
-        };
         let dim = self.s.dense_dim;
-        if options.full_precision
-            && let Some(q) = dense_query
-        {
+        let scan_int8 = options.full_precision || self.s.words == 0;
+        if scan_int8 && let Some(q) = dense_query {
             let mut all: Vec<(u32, f32)> = (0..self.len())
                 .map(|i| {
                     (
@@ -555,6 +603,16 @@ impl VectorIndex {
             all.truncate(k);
             return Ok(all);
         }
+        let code: Vec<u64> = match (query, dense_query) {
+            (_, Some(q)) => self.pack_query(q),
+            (Vectors::Binary { bits, words }, None) if *bits == self.s.bits => {
+                words[..self.s.words].to_vec()
+            }
+            (Vectors::Binary { bits, .. }, None) => {
+                return Err(Error::Dimension { expected: self.s.bits, found: *bits });
+            }
+            (Vectors::Dense { .. }, None) => return Ok(Vec::new()),
+        };
         let rescore = options.rescore && dense_query.is_some();
         let fetch = if rescore { k.saturating_mul(RESCORE_OVERSAMPLING) } else { k };
         #[cfg(feature = "hnsw")]
@@ -634,6 +692,7 @@ impl VectorIndex {
             projected_bits: s.projected_bits as u64,
             corpus: s.corpus.is_some(),
             code: s.code.as_ref().map(|c| c.identity()),
+            code_dims: s.code_dims as u64,
             hnsw,
         };
         let mut w = SectionWriter::new(SEMANTIC_FORMAT);
@@ -692,15 +751,24 @@ impl VectorIndex {
             hashes: file.array("hashes")?,
             corpus,
             code,
+            code_dims: meta.code_dims as usize,
             hnsw: meta.hnsw,
             projected_bits: meta.projected_bits as usize,
         };
         let n = s.hashes.len();
         let consistent = n == fragments
-            && (s.code.is_none() || s.corpus.is_some())
+            && match (&s.code, &s.corpus) {
+                (None, _) => s.code_dims == 0,
+                (Some(code), Some(corpus)) => {
+                    (1..=code.dimension()).contains(&s.code_dims)
+                        && s.dense_dim == corpus.dimension() + s.code_dims
+                }
+                (Some(_), None) => false,
+            }
             && s.words == words_for(s.bits)
             && (s.projected_bits == 0 || (s.projected_bits == s.bits && s.dense_dim > 0))
             && s.codes.len() == n * s.words
+            && (s.words > 0 || s.dense_dim > 0)
             && (s.dense_dim == 0
                 || (s.scales.len() == n
                     && s.int8.len() == n * s.dense_dim

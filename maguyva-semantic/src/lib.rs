@@ -33,12 +33,14 @@
 pub use crate::{
     embed::{
         CODE_MODEL_FORMAT, CODE_MODEL_WEIGHT, CodeModel, CodeModelMeta, CorpusModel,
-        DEFAULT_CORPUS_DIMENSIONS, Embedder, JoinedModel, Role, VOYAGE_DIMENSIONS, Vectors,
+        DEFAULT_CORPUS_DIMENSIONS, DOCUMENTS_PER_CODE_DIMENSION, Embedder, JoinedModel,
+        MIN_CODE_DIMENSIONS, Role, VOYAGE_DIMENSIONS, Vectors, code_dimensions_for,
     },
     error::{Error, Result},
     index::{
-        DEFAULT_HNSW_THRESHOLD, EmbedStats, RESCORE_OVERSAMPLING, SEMANTIC_FILE, SEMANTIC_FORMAT,
-        SearchOptions, VectorIndex, VectorIndexBuilder, document_hash,
+        DEFAULT_DENSE_SCAN_LIMIT, DEFAULT_HNSW_THRESHOLD, EmbedStats, RESCORE_OVERSAMPLING,
+        SEMANTIC_FILE, SEMANTIC_FORMAT, SearchOptions, VectorIndex, VectorIndexBuilder,
+        document_hash,
     },
     pack::{pack, words_for},
     retriever::SemanticRetriever,

@@ -67,11 +67,6 @@ impl Projection {
         Projection { dim, bits, padded, signs: random_signs(rounds * 2 * padded, PROJECTION_SEED) }
     }
 
-    /// Number of output bits.
-    pub fn bits(&self) -> usize {
-        self.bits
-    }
-
     /// The packed code of `v`.
     pub fn pack(&self, v: &[f32], center: &[f32]) -> Vec<u64> {
         let mut out = vec![0u64; words_for(self.bits)];
@@ -173,7 +168,7 @@ mod tests {
     #[test]
     fn projected_codes_track_the_angle() {
         let p = Projection::new(8, 512);
-        assert_eq!(p.bits(), 512);
+        assert_eq!(p.bits, 512);
         let a = [1.0, 0.2, -0.3, 0.5, 0.0, 0.1, -0.9, 0.4];
         let near = [0.9, 0.25, -0.2, 0.5, 0.1, 0.1, -0.8, 0.3];
         let far = [-0.2, 0.9, 0.6, -0.5, 0.3, -0.7, 0.2, 0.1];

@@ -21,7 +21,10 @@ fn a_joined_index_serves_queries_and_round_trips() {
     assert!(index.identity().starts_with("joined:"), "{}", index.identity());
     let model = index.model_embedder().expect("the index holds its models");
     assert_eq!(model.identity(), index.identity());
-    assert_eq!(model.dimension(), index.corpus_model().map_or(0, |m| m.dimension()) + 256);
+    // 200 documents get one code-model dimension per four of them.
+    let code_dims = maguyva_semantic::code_dimensions_for(docs.len(), 256);
+    assert_eq!(code_dims, 50);
+    assert_eq!(model.dimension(), index.corpus_model().map_or(0, |m| m.dimension()) + code_dims);
     let q = model.embed(&["open a connection to the server"], Role::Query).expect("embeds");
     let hits = index.search(&q, 10, SearchOptions::default()).expect("searches");
     assert!(hits.iter().all(|(i, _)| i % 4 == 0), "every hit is about sockets: {hits:?}");
@@ -43,7 +46,9 @@ fn a_document_embedded_from_its_text_matches_its_vector_from_the_term_matrix() {
     let texts: Vec<&str> = docs.iter().map(String::as_str).collect();
     let from_text = code.embed(&texts, Role::Document).and_then(Vectors::into_dense);
     let from_text = from_text.expect("dense vectors");
-    assert!(code.embed_matrix(&matrix) == Some(from_text));
+    assert!(code.embed_matrix(&matrix, 256) == Some(from_text));
+    let leading = code.embed_leading(&texts, 40).into_dense().expect("dense vectors");
+    assert!(code.embed_matrix(&matrix, 40) == Some(leading));
     // Document 5 takes document 6's text and a trailing space (the same
     // terms, another hash): a kept-model build embeds it from its text,
     // while 6 keeps the vector the full build made from the term matrix.

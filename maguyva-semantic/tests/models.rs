@@ -171,7 +171,8 @@ fn exact_scan_and_hnsw_agree_and_survive_a_round_trip() {
 #[test]
 fn rescoring_and_full_precision_rank_by_cosine() {
     let docs = corpus();
-    let (index, _) = VectorIndexBuilder::new().build_corpus(&docs, 16).unwrap();
+    // Codes even for this small corpus, so that they are what is searched.
+    let (index, _) = VectorIndexBuilder::new().dense_scan_limit(0).build_corpus(&docs, 16).unwrap();
     let model = index.corpus_model().unwrap();
     let q = model.embed(&["render the chart legend"], Role::Query).unwrap();
     for options in [
@@ -210,4 +211,34 @@ fn a_kept_model_copies_unchanged_documents_whose_text_it_need_not_read() {
     };
     assert!(saved(&full) == saved(&hashed));
     assert!(builder.build_with_kept_model_hashed(&first, &sparse, &hashes[1..]).is_err());
+}
+
+#[test]
+fn a_small_index_has_no_codes_and_ranks_by_cosine() {
+    let docs = corpus();
+    let (small, _) = VectorIndexBuilder::new().build_corpus(&docs, 16).unwrap();
+    let (coded, _) = VectorIndexBuilder::new().dense_scan_limit(0).build_corpus(&docs, 16).unwrap();
+    let saved = |index: &VectorIndex| {
+        let dir = tempfile::tempdir().unwrap();
+        index.save(dir.path()).unwrap();
+        (std::fs::read(dir.path().join(SEMANTIC_FILE)).unwrap(), dir)
+    };
+    let ((small_bytes, small_dir), (coded_bytes, _)) = (saved(&small), saved(&coded));
+    assert_eq!(small.code_bits(), 0);
+    assert_eq!(coded.code_bits(), 4 * small.corpus_model().unwrap().dimension());
+    assert!(coded_bytes.len() > small_bytes.len());
+    let model = small.corpus_model().unwrap();
+    let q = model.embed(&["evict the cache entry"], Role::Query).unwrap();
+    let full = SearchOptions { full_precision: true, ..SearchOptions::default() };
+    let hits = small.search(&q, 10, SearchOptions::default()).unwrap();
+    assert_eq!(hits, coded.search(&q, 10, full).unwrap());
+    assert!(hits.iter().all(|(i, _)| i % 4 == 3), "{hits:?}");
+    let again = VectorIndex::load(small_dir.path(), docs.len()).unwrap();
+    assert_eq!(again.search(&q, 10, SearchOptions::default()).unwrap(), hits);
+    // A refresh that would cross the limit either way is a full build.
+    let mut with_codes = VectorIndexBuilder::new();
+    with_codes.dense_scan_limit(0);
+    assert!(with_codes.build_with_kept_model(&small, &docs).unwrap().is_none());
+    assert!(VectorIndexBuilder::new().build_with_kept_model(&coded, &docs).unwrap().is_none());
+    assert!(with_codes.build_with_kept_model(&coded, &docs).unwrap().is_some());
 }

@@ -3,21 +3,28 @@
 //! into the library: `meta.json`, `vocab.fst`, `rows.i8` and `scales.f32`
 //! (8-bit rows, one scale per row).
 //!
-//!     pack_code_model MODEL_DIR OUT_DIR
+//!     pack_code_model MODEL_DIR OUT_DIR [--dims K]
 //!
 //! The trainer's `config.json` is kept in `meta.json` as `training`.
+//! `MODEL_DIR` may also be a packed model (a folder with `meta.json`).
+//! With `--dims K` the model is rotated onto its `K` principal directions
+//! and cut to them (`CodeModel::principal`).
 
 use maguyva_semantic::{CodeModel, Embedder, StaticModel};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let args: Vec<PathBuf> = std::env::args_os().skip(1).map(PathBuf::from).collect();
-    let [model, out] = &args[..] else {
-        eprintln!("usage: pack_code_model MODEL_DIR OUT_DIR");
-        return ExitCode::from(2);
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let (paths, dims) = match &args[..] {
+        [model, out] => ((model, out), None),
+        [model, out, flag, k] if flag == "--dims" => match k.parse::<usize>() {
+            Ok(k) => ((model, out), Some(k)),
+            Err(_) => return usage(),
+        },
+        _ => return usage(),
     };
-    match pack(model, out) {
+    match pack(Path::new(paths.0), &PathBuf::from(paths.1), dims) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("pack_code_model: {e}");
@@ -26,10 +33,23 @@ fn main() -> ExitCode {
     }
 }
 
-fn pack(model: &std::path::Path, out: &std::path::Path) -> Result<(), Box<dyn std::error::Error>> {
-    let config: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(model.join("config.json"))?)?;
-    let code = StaticModel::load(model)?.to_code_model(config)?;
+fn usage() -> ExitCode {
+    eprintln!("usage: pack_code_model MODEL_DIR OUT_DIR [--dims K]");
+    ExitCode::from(2)
+}
+
+fn pack(model: &Path, out: &Path, dims: Option<usize>) -> Result<(), Box<dyn std::error::Error>> {
+    let code = if model.join("meta.json").is_file() {
+        CodeModel::load(model)?
+    } else {
+        let config: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(model.join("config.json"))?)?;
+        StaticModel::load(model)?.to_code_model(config)?
+    };
+    let code = match dims {
+        Some(k) => code.principal(k)?,
+        None => code,
+    };
     code.write(out)?;
     let back = CodeModel::load(out)?;
     eprintln!(

@@ -212,6 +212,61 @@ impl CodeModel {
         Ok(model)
     }
 
+    /// The terms, in row order, and their vectors (each row's bytes times
+    /// its scale), row after row.
+    pub fn vectors(&self) -> (Vec<String>, Vec<f32>) {
+        let dim = self.meta.dim;
+        let mut terms = Vec::with_capacity(self.meta.terms);
+        let mut vectors = vec![0f32; self.meta.terms * dim];
+        let mut stream = self.map.stream();
+        while let Some((term, row)) = fst::Streamer::next(&mut stream) {
+            let Some(out) = vectors.get_mut(row as usize * dim..(row as usize + 1) * dim) else {
+                continue;
+            };
+            self.add_row(row as u32, 1, out);
+            terms.push(String::from_utf8_lossy(term).into_owned());
+        }
+        (terms, vectors)
+    }
+
+    /// This model in `dims` dimensions: its vectors rotated onto the
+    /// directions of their largest second moment (uncentred: a text's
+    /// vector is a sum of rows, and cosines are what is kept), the first
+    /// `dims` kept. The rows are stored in 8 bits again; `meta.json`'s
+    /// `training` records the model it came from. Halving a joined
+    /// vector's code half is what keeps an index of a small repository
+    /// within its size budget.
+    pub fn principal(&self, dims: usize) -> Result<CodeModel> {
+        let dim = self.meta.dim;
+        if dims == 0 || dims > dim {
+            return Err(model_err(
+                Path::new("(code model)"),
+                format!("{dims} dimensions asked of a model of {dim}"),
+            ));
+        }
+        let (terms, vectors) = self.vectors();
+        let second_moment = super::linalg::gram(&vectors, dim);
+        let (_, basis) = super::linalg::symmetric_eigen(&second_moment, dim);
+        let basis = &basis;
+        // Column j of `basis` is the j-th direction; keep the first `dims`.
+        let rotated: Vec<f32> = vectors
+            .par_chunks_exact(dim)
+            .flat_map_iter(|row| {
+                (0..dims).map(move |j| {
+                    row.iter()
+                        .enumerate()
+                        .map(|(i, &x)| f64::from(x) * basis[i * dim + j])
+                        .sum::<f64>() as f32
+                })
+            })
+            .collect();
+        let training = serde_json::json!({
+            "principal": { "from": self.identity(), "dims": dims },
+            "trainer": self.meta.training,
+        });
+        CodeModel::from_vectors(&terms, &rotated, dims, self.analyzer, training)
+    }
+
     /// What `meta.json` says.
     pub fn meta(&self) -> &CodeModelMeta {
         &self.meta
@@ -227,8 +282,19 @@ impl CodeModel {
         self.map.get(term).filter(|&r| (r as usize) < self.meta.terms).map(|r| r as u32)
     }
 
-    /// Adds `count` times row `row`'s vector to `out`: the pooling the
-    /// model was trained with. Measured against it (semantic modality
+    /// Vectors of `texts` in the model's first `dims` dimensions (at most
+    /// its own), each scaled to unit length. The rows of a model made by
+    /// [`CodeModel::principal`] are in the order of their directions'
+    /// weight, so the first dimensions keep most of what the rest say.
+    pub fn embed_leading(&self, texts: &[&str], dims: usize) -> Vectors {
+        let dim = dims.clamp(1, self.meta.dim);
+        let mut data = vec![0f32; texts.len() * dim];
+        data.par_chunks_mut(dim).zip(texts.par_iter()).for_each(|(out, t)| self.embed_one(t, out));
+        Vectors::Dense { dim, data }
+    }
+
+    /// Adds `count` times row `row`'s vector (its first `out.len()` values)
+    /// to `out`: the pooling the model was trained with. Measured against it (semantic modality
     /// alone, joined with the corpus model, NDCG@10, with the first model
     /// of this recipe): weighing a term
     /// `1 + ln count` gave 0.829 against 0.825 on the training benchmark
@@ -265,15 +331,16 @@ impl CodeModel {
         self.pool(&counted, out);
     }
 
-    /// The vectors of a term matrix's documents, row after row: the same
-    /// as embedding their texts, without analyzing them again. `None` when
-    /// the matrix was made by another analyzer.
-    pub fn embed_matrix(&self, matrix: &TermMatrix) -> Option<Vec<f32>> {
+    /// The vectors of a term matrix's documents, row after row, in the
+    /// model's first `dims` dimensions (at most its own): the same as
+    /// [`CodeModel::embed_leading`] of their texts, without analyzing them
+    /// again. `None` when the matrix was made by another analyzer.
+    pub fn embed_matrix(&self, matrix: &TermMatrix, dims: usize) -> Option<Vec<f32>> {
         if matrix.analyzer() != self.analyzer {
             return None;
         }
         let rows: Vec<Option<u32>> = matrix.terms().iter().map(|t| self.row_of(t)).collect();
-        let dim = self.meta.dim;
+        let dim = dims.clamp(1, self.meta.dim);
         let mut data = vec![0f32; matrix.documents() * dim];
         data.par_chunks_mut(dim).enumerate().for_each(|(doc, out)| {
             let mut counted: Vec<(u32, u32)> = matrix
@@ -306,16 +373,14 @@ impl Embedder for CodeModel {
     }
 
     fn embed(&self, texts: &[&str], _role: Role) -> Result<Vectors> {
-        Vectors::dense_rows(self.meta.dim, texts, |t, out| {
-            self.embed_one(t, out);
-            Ok(())
-        })
+        Ok(self.embed_leading(texts, self.meta.dim))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::Value;
 
     fn tiny() -> CodeModel {
         let terms: Vec<String> = ["pars", "config", "file", "socket"].map(String::from).to_vec();
@@ -353,11 +418,13 @@ mod tests {
         let m = tiny();
         let texts = ["parse config file", "socket socket file", "", "ParseConfig(file)"];
         let matrix = TermMatrix::build(&texts, Analyzer::default());
-        let from_matrix = m.embed_matrix(&matrix).expect("same analyzer");
+        let from_matrix = m.embed_matrix(&matrix, 3).expect("same analyzer");
         let from_text = dense(m.embed(&texts, Role::Document));
         assert_eq!(from_matrix, from_text);
+        let leading = m.embed_matrix(&matrix, 2).expect("same analyzer");
+        assert_eq!(leading, m.embed_leading(&texts, 2).into_dense().expect("dense vectors"));
         let other = TermMatrix::build(&texts, Analyzer { stem: false });
-        assert!(m.embed_matrix(&other).is_none());
+        assert!(m.embed_matrix(&other, 3).is_none());
     }
 
     #[test]
@@ -404,6 +471,47 @@ mod tests {
             let cos: f32 = got.iter().zip(want).map(|(a, b)| a * b / norm).sum();
             assert!(cos > 0.999, "{t}: cosine {cos}");
         }
+    }
+
+    #[test]
+    fn principal_directions_keep_cosines_and_lead_with_the_largest() {
+        // Rows spread widely along (1, 1, 0, 0) and narrowly along the rest.
+        let terms: Vec<String> = (0..40).map(|i| format!("t{i:02}")).collect();
+        let vectors: Vec<f32> = (0..40)
+            .flat_map(|i| {
+                let (big, small) = ((i % 7) as f32 - 3.0, ((i * 5) % 3) as f32 * 0.1);
+                [big + small, big - small, small, -small]
+            })
+            .collect();
+        let m = CodeModel::from_vectors(&terms, &vectors, 4, Analyzer::default(), Value::Null)
+            .expect("a valid model");
+        let rotated = m.principal(4).expect("rotates");
+        let texts = ["t01 t02 t05", "t03 t03 t30", "t10 t11", "t39"];
+        let cosines = |model: &CodeModel| {
+            let v = dense(model.embed(&texts, Role::Document));
+            let dim = model.dimension();
+            let mut out = Vec::new();
+            for a in 0..texts.len() {
+                for b in 0..texts.len() {
+                    let dot: f32 = (0..dim).map(|k| v[a * dim + k] * v[b * dim + k]).sum();
+                    out.push(dot);
+                }
+            }
+            out
+        };
+        for (a, b) in cosines(&m).iter().zip(cosines(&rotated)) {
+            assert!((a - b).abs() < 0.02, "a rotation keeps cosines: {a} {b}");
+        }
+        // Cut to one dimension, what is left is the wide direction.
+        let one = m.principal(1).expect("cuts");
+        assert_eq!(one.dimension(), 1);
+        let (_, kept) = one.vectors();
+        let (_, all) = m.vectors();
+        let along: f32 = (0..40).map(|i| (all[i * 4] + all[i * 4 + 1]).powi(2) / 2.0).sum();
+        let got: f32 = kept.iter().map(|x| x * x).sum();
+        assert!((got / along - 1.0).abs() < 0.05, "{got} against {along}");
+        assert!(m.principal(0).is_err() && m.principal(5).is_err());
+        assert!(one.meta().training["principal"]["from"].as_str() == Some(&m.identity()[..]));
     }
 
     #[cfg(feature = "builtin-model")]

@@ -17,7 +17,10 @@ mod voyage;
 
 pub use code_model::{CODE_MODEL_FORMAT, CodeModel, CodeModelMeta};
 pub use corpus::{CorpusModel, DEFAULT_CORPUS_DIMENSIONS};
-pub use joined::{CODE_MODEL_WEIGHT, JoinedModel};
+pub use joined::{
+    CODE_MODEL_WEIGHT, DOCUMENTS_PER_CODE_DIMENSION, JoinedModel, MIN_CODE_DIMENSIONS,
+    code_dimensions_for,
+};
 #[cfg(feature = "model2vec")]
 pub use static_model::StaticModel;
 #[cfg(feature = "voyage")]
