@@ -13,7 +13,7 @@ use crate::embed::{
 use crate::error::{Error, Result};
 #[cfg(feature = "hnsw")]
 use crate::hnsw::{EF_SEARCH, HnswIndex};
-use crate::pack::{Projection, cosine_int8, mean, pack, to_int8, words_for};
+use crate::pack::{Projection, cosine_int8_normed, mean, pack, to_int8, words_for};
 use crate::scan;
 use maguyva_core::store::FormatVersion;
 use maguyva_core::{Array, SectionFile, SectionWriter, TermMatrix};
@@ -48,10 +48,13 @@ pub const DEFAULT_HNSW_THRESHOLD: usize = 500_000;
 /// Below this many full-precision vectors (and unless an HNSW graph is
 /// built) no binary codes are made: a search scans the int8 vectors, which
 /// ranks exactly as their cosines do, and a small repository's index does
-/// without the codes' bytes (a third of its vectors' size). 4,096 int8
-/// vectors of 256 dimensions are about a million multiply-adds per query;
-/// `benches/benches/semantic_scan.rs` times the scan.
-pub const DEFAULT_DENSE_SCAN_LIMIT: usize = 4096;
+/// without the codes' bytes (a third of its vectors' size). The largest
+/// development repository that needs it to stay within 1.5 times its
+/// source has 1,100 vectors (bash-it). `benches/benches/semantic_scan.rs`
+/// times it (joined vectors of 384 dimensions, a query): 0.40 ms against
+/// 0.11 ms for codes and rescoring at 2,047 vectors, 0.83 ms against 0.14
+/// ms at 4,095.
+pub const DEFAULT_DENSE_SCAN_LIMIT: usize = 2048;
 
 /// Sign bits per dimension of a full-precision vector: codes are a random
 /// projection (SimHash) to this many times more bits than dimensions, since
@@ -591,13 +594,11 @@ impl VectorIndex {
         let dim = self.s.dense_dim;
         let scan_int8 = options.full_precision || self.s.words == 0;
         if scan_int8 && let Some(q) = dense_query {
-            let mut all: Vec<(u32, f32)> = (0..self.len())
-                .map(|i| {
-                    (
-                        i as u32,
-                        cosine_int8(q, self.s.scales[i], &self.s.int8[i * dim..(i + 1) * dim]),
-                    )
-                })
+            let qn = q.iter().map(|x| x * x).sum::<f32>().sqrt();
+            let rows = self.s.int8.chunks_exact(dim.max(1));
+            let mut all: Vec<(u32, f32)> = (rows.zip(self.s.scales.iter()))
+                .enumerate()
+                .map(|(i, (v, &scale))| (i as u32, cosine_int8_normed(q, qn, scale, v)))
                 .collect();
             all.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
             all.truncate(k);
@@ -623,20 +624,17 @@ impl VectorIndex {
         #[cfg(not(feature = "hnsw"))]
         let candidates = scan::nearest(&code, &self.s.codes, fetch);
         let mut scored: Vec<(u32, f32)> = match dense_query {
-            Some(q) if rescore => candidates
-                .into_iter()
-                .map(|(i, _)| {
-                    let i_us = i as usize;
-                    (
-                        i,
-                        cosine_int8(
-                            q,
-                            self.s.scales[i_us],
-                            &self.s.int8[i_us * dim..(i_us + 1) * dim],
-                        ),
-                    )
-                })
-                .collect(),
+            Some(q) if rescore => {
+                let qn = q.iter().map(|x| x * x).sum::<f32>().sqrt();
+                candidates
+                    .into_iter()
+                    .map(|(i, _)| {
+                        let (i_us, scales) = (i as usize, &self.s.scales);
+                        let v = &self.s.int8[i_us * dim..(i_us + 1) * dim];
+                        (i, cosine_int8_normed(q, qn, scales[i_us], v))
+                    })
+                    .collect()
+            }
             _ => candidates
                 .into_iter()
                 .map(|(i, d)| (i, 1.0 - d as f32 / self.s.bits.max(1) as f32))
