@@ -117,11 +117,12 @@ struct IndexOpts {
     /// index's, else 1M].
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     max_file_size: Option<u64>,
-    /// The semantic embedder: builtin (the corpus model), joined (the corpus
-    /// model with the built-in code model), code (the code model alone),
-    /// voyage or voyage:DIMENSIONS (needs VOYAGE_API_KEY; 256, 512, 1024 or
-    /// 2048 bits), or a model2vec model folder [default: the index's, else
-    /// voyage when VOYAGE_API_KEY is set, else builtin].
+    /// The semantic embedder: builtin or joined (the model learned from the
+    /// repository joined with the built-in code model), corpus (the first
+    /// alone), code (the second alone), voyage or voyage:DIMENSIONS (needs
+    /// VOYAGE_API_KEY; 256, 512, 1024 or 2048 bits), or a model2vec model
+    /// folder [default: the index's, else voyage when VOYAGE_API_KEY is set,
+    /// else builtin].
     #[arg(long, value_name = "EMBEDDER", value_parser = EmbedderChoice::parse)]
     embedder: Option<EmbedderChoice>,
     /// A model2vec-format model folder (model.safetensors, tokenizer.json,
@@ -252,8 +253,8 @@ struct EvalArgs {
     /// in turn, each alone, and every preset.
     #[arg(long, conflicts_with = "modality")]
     ablate: bool,
-    /// The semantic embedder: builtin, joined, code, voyage, or a model2vec
-    /// folder.
+    /// The semantic embedder: builtin (joined), corpus, code, voyage, or a
+    /// model2vec folder.
     /// Repeatable: with several, each is evaluated with the semantic
     /// modality alone and with the preset, each in an index of its own, and
     /// their figures are set side by side.

@@ -16,16 +16,16 @@ pub const VOYAGE_URL_VAR: &str = "MAGUYVA_VOYAGE_URL";
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum EmbedderChoice {
     /// The built-in default: latent semantic analysis learned from the
-    /// indexed corpus, of this many dimensions. No download, no key.
-    Corpus {
-        /// Dimensions.
-        dimensions: usize,
-    },
-    /// The corpus model of this many dimensions joined with the code model
-    /// built into the program (not the default yet: its vectors make the
-    /// index of a small repository up to a third larger).
+    /// indexed corpus, of this many dimensions, joined with the code model
+    /// built into the program. No download, no key.
     Joined {
         /// Dimensions of the corpus model.
+        dimensions: usize,
+    },
+    /// Latent semantic analysis learned from the indexed corpus alone, of
+    /// this many dimensions.
+    Corpus {
+        /// Dimensions.
         dimensions: usize,
     },
     /// The built-in code model alone.
@@ -48,7 +48,7 @@ impl Default for EmbedderChoice {
 impl EmbedderChoice {
     /// The built-in default, which needs no download, key or server.
     pub fn builtin() -> EmbedderChoice {
-        EmbedderChoice::Corpus { dimensions: DEFAULT_CORPUS_DIMENSIONS }
+        EmbedderChoice::Joined { dimensions: DEFAULT_CORPUS_DIMENSIONS }
     }
 
     /// The dimensions of the corpus model, for a choice that learns one.
@@ -122,8 +122,8 @@ impl EmbedderChoice {
         }
     }
 
-    /// Parses `builtin` (the same as `corpus`), `corpus[:DIMENSIONS]`,
-    /// `joined[:DIMENSIONS]`, `code`, `voyage[:DIMENSIONS]` or a model
+    /// Parses `builtin` (the same as `joined`), `joined[:DIMENSIONS]`,
+    /// `corpus[:DIMENSIONS]`, `code`, `voyage[:DIMENSIONS]` or a model
     /// folder's path.
     pub fn parse(s: &str) -> std::result::Result<EmbedderChoice, String> {
         let dimensions = |n: &str| match n.parse::<usize>() {
@@ -131,8 +131,8 @@ impl EmbedderChoice {
             _ => Err(format!("{s:?}: corpus dimensions must be a number from 1 to 4096")),
         };
         match s {
-            "builtin" | "corpus" => Ok(EmbedderChoice::builtin()),
-            "joined" => Ok(EmbedderChoice::Joined { dimensions: DEFAULT_CORPUS_DIMENSIONS }),
+            "builtin" | "joined" => Ok(EmbedderChoice::builtin()),
+            "corpus" => Ok(EmbedderChoice::Corpus { dimensions: DEFAULT_CORPUS_DIMENSIONS }),
             "code" => Ok(EmbedderChoice::Code),
             "voyage" => Ok(EmbedderChoice::Voyage { dimensions: 1024 }),
             _ if s.starts_with("corpus:") => {
@@ -210,10 +210,7 @@ mod tests {
         assert!(EmbedderChoice::parse("/no/such/model").unwrap_err().contains("model.safetensors"));
         assert!(EmbedderChoice::parse("corpus:0").is_err());
         assert!(EmbedderChoice::parse("joined:5000").is_err());
-        assert_eq!(
-            EmbedderChoice::parse("joined"),
-            Ok(EmbedderChoice::Joined { dimensions: DEFAULT_CORPUS_DIMENSIONS })
-        );
+        assert_eq!(EmbedderChoice::parse("joined"), Ok(EmbedderChoice::builtin()));
         for choice in [
             EmbedderChoice::builtin(),
             EmbedderChoice::Joined { dimensions: 32 },
@@ -228,8 +225,8 @@ mod tests {
     #[test]
     fn each_choice_has_its_own_identity() {
         let ids: Vec<String> = [
-            EmbedderChoice::Joined { dimensions: DEFAULT_CORPUS_DIMENSIONS },
             EmbedderChoice::builtin(),
+            EmbedderChoice::Corpus { dimensions: DEFAULT_CORPUS_DIMENSIONS },
             EmbedderChoice::Code,
         ]
         .iter()

@@ -32,6 +32,17 @@ impl Default for IndexSettings {
     }
 }
 
+/// The semantic format from which the default embedder joins the code
+/// model.
+const CODE_MODEL_SINCE: u32 = 9;
+
+/// Whether a manifest's `semantic` component (`vN:...`) names a format
+/// older than [`CODE_MODEL_SINCE`].
+fn predates_code_model(component: &str) -> bool {
+    let version = component.strip_prefix('v').and_then(|v| v.split(':').next());
+    version.and_then(|v| v.parse::<u32>().ok()).is_some_and(|v| v < CODE_MODEL_SINCE)
+}
+
 /// A short hash of every extraction query and of which grammars the build
 /// has, so that changing either rebuilds indexes made without the change.
 fn queries_hash() -> String {
@@ -76,7 +87,17 @@ impl IndexSettings {
     pub fn recorded(dir: &IndexDir) -> Option<IndexSettings> {
         let gen_dir = dir.current().ok()??;
         let manifest = Manifest::load(&gen_dir).ok()?;
-        Some(IndexSettings::from_options(&manifest.options))
+        let mut settings = IndexSettings::from_options(&manifest.options);
+        // Before the code model, the default embedder was the corpus model
+        // alone, recorded as `corpus:N` like an explicit choice of it (the
+        // same embedder then): such an index takes today's default.
+        let semantic = manifest.components.get("semantic").map(String::as_str);
+        if let EmbedderChoice::Corpus { dimensions } = settings.embedder
+            && semantic.is_some_and(predates_code_model)
+        {
+            settings.embedder = EmbedderChoice::Joined { dimensions };
+        }
+        Some(settings)
     }
 
     /// The identity of every component the settings select, recorded in the

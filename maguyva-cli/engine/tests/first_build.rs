@@ -74,3 +74,27 @@ fn copies_of_a_file_have_their_own_symbols() {
         assert_eq!(got, want, "{}", file.path);
     }
 }
+
+/// An explicit embedder is kept by later runs; an index from before the
+/// code model, whose `corpus:N` was the default, takes today's default.
+#[test]
+fn recorded_embedders_are_kept_and_the_old_default_is_upgraded() {
+    use maguyva_engine::EmbedderChoice;
+    let tree = tempfile::tempdir().unwrap();
+    std::fs::write(tree.path().join("app.py"), "def main():\n    pass\n").unwrap();
+    let dir = IndexDir::new(tree.path().join(".maguyva"));
+    for choice in [EmbedderChoice::builtin(), EmbedderChoice::Corpus { dimensions: 64 }] {
+        let settings = IndexSettings { embedder: choice.clone(), ..IndexSettings::default() };
+        build_index_with(tree.path(), &dir, &settings, BuildOptions::FULL, &NoProgress).unwrap();
+        assert_eq!(IndexSettings::recorded(&dir).map(|s| s.embedder), Some(choice));
+    }
+    // The same index as an earlier version recorded it.
+    let gen_dir = dir.current().unwrap().unwrap();
+    let mut manifest = maguyva_core::Manifest::load(&gen_dir).unwrap();
+    manifest.components.insert("semantic".into(), "v6:corpus-lsa:v1:64:hnsw>=500000".into());
+    manifest.save(&gen_dir).unwrap();
+    assert_eq!(
+        IndexSettings::recorded(&dir).map(|s| s.embedder),
+        Some(EmbedderChoice::Joined { dimensions: 64 })
+    );
+}
