@@ -233,9 +233,9 @@ impl CodeModel {
     /// directions of their largest second moment (uncentred: a text's
     /// vector is a sum of rows, and cosines are what is kept), the first
     /// `dims` kept. The rows are stored in 8 bits again; `meta.json`'s
-    /// `training` records the model it came from. Halving a joined
-    /// vector's code half is what keeps an index of a small repository
-    /// within its size budget.
+    /// `training` records the model it came from. A joined index keeps the
+    /// leading dimensions of such a model, as many as its size warrants
+    /// (`code_dimensions_for`).
     pub fn principal(&self, dims: usize) -> Result<CodeModel> {
         let dim = self.meta.dim;
         if dims == 0 || dims > dim {
@@ -294,14 +294,13 @@ impl CodeModel {
     }
 
     /// Adds `count` times row `row`'s vector (its first `out.len()` values)
-    /// to `out`: the pooling the model was trained with. Measured against it (semantic modality
-    /// alone, joined with the corpus model, NDCG@10, with the first model
-    /// of this recipe): weighing a term
-    /// `1 + ln count` gave 0.829 against 0.825 on the training benchmark
-    /// but 0.794 against 0.809 on the development split (the code model
-    /// alone: 0.712 against 0.755), and either times the term's inverse
-    /// document frequency in the repository 0.821 to 0.823 on the
-    /// training benchmark.
+    /// to `out`: the pooling the model was trained with. Measured against
+    /// it (semantic modality alone, joined with the corpus model, NDCG@10,
+    /// with the first model of this recipe): weighing a term `1 + ln count`
+    /// gave 0.829 against 0.825 on the training benchmark but 0.794 against
+    /// 0.809 on the development split (the code model alone: 0.712 against
+    /// 0.755), and either times the term's inverse document frequency in
+    /// the repository 0.821 to 0.823 on the training benchmark.
     fn add_row(&self, row: u32, count: u32, out: &mut [f32]) {
         let (r, dim) = (row as usize, self.meta.dim);
         let b = &self.scales[r * 4..r * 4 + 4];
