@@ -13,7 +13,7 @@ use crate::embed::{
 use crate::error::{Error, Result};
 #[cfg(feature = "hnsw")]
 use crate::hnsw::{EF_SEARCH, HnswIndex};
-use crate::pack::{Projection, cosine_int8_normed, mean, pack, to_int8, words_for};
+use crate::pack::{Projection, cosine_int8_normed, mean, norm, pack, to_int8, words_for};
 use crate::scan;
 use maguyva_core::store::FormatVersion;
 use maguyva_core::{Array, SectionFile, SectionWriter, TermMatrix};
@@ -192,9 +192,14 @@ impl VectorIndexBuilder {
         self
     }
 
-    /// Whether `n` full-precision vectors get binary codes.
-    fn codes_for(&self, n: usize) -> bool {
-        n >= self.dense_scan_limit.min(self.hnsw_threshold.max(1))
+    /// Bits of the binary code of each of `n` full-precision vectors of
+    /// `dim` dimensions: 0 (no codes) below the dense-scan limit, unless an
+    /// HNSW graph is built.
+    fn code_bits_for(&self, n: usize, dim: usize) -> usize {
+        match n >= self.dense_scan_limit.min(self.hnsw_threshold.max(1)) {
+            true => PROJECTED_BITS_PER_DIMENSION * dim,
+            false => 0,
+        }
     }
 
     /// Joins `code` with the corpus model of a corpus build
@@ -246,14 +251,14 @@ impl VectorIndexBuilder {
                     Some(v) => v,
                     None => {
                         let texts: Vec<&str> = documents.iter().map(|d| d.as_ref()).collect();
-                        code.embed_leading(&texts, code_dims).into_dense()?
+                        code.embed_leading(&texts, code_dims)?.into_dense()?
                     }
                 };
                 (joined.identity(), joined.dimension(), joined.join(&dense, &code_dense)?)
             }
         };
         let mut s = Stored { identity, hashes, code_dims, ..Stored::default() };
-        fill_dense(&mut s, dim, &dense, self.codes_for(documents.len()));
+        fill_dense(&mut s, dim, &dense, self.code_bits_for(documents.len(), dim));
         s.corpus = Some(model);
         s.code = self.code.clone();
         let stats = EmbedStats { embedded: documents.len(), reused: 0 };
@@ -333,10 +338,7 @@ impl VectorIndexBuilder {
         };
         // Codes are made or not as a build of these documents would; when
         // that differs from `previous`, its codes cannot be reused.
-        let bits = match self.codes_for(documents.len()) {
-            true => PROJECTED_BITS_PER_DIMENSION * dim,
-            false => 0,
-        };
+        let bits = self.code_bits_for(documents.len(), dim);
         let projection = (bits > 0).then(|| Projection::new(dim, bits));
         let words = words_for(bits);
         if words != p.words {
@@ -471,7 +473,7 @@ impl VectorIndexBuilder {
                     }
                 }
             }
-            fill_dense(&mut s, dim, &dense, self.codes_for(n));
+            fill_dense(&mut s, dim, &dense, self.code_bits_for(n, dim));
         }
         Ok((self.finish(s), stats))
     }
@@ -482,24 +484,23 @@ fn projection_of(s: &Stored) -> Option<Projection> {
         .then(|| Projection::new(s.dense_dim, s.projected_bits))
 }
 
-/// Keeps int8 copies of full-precision vectors and, if `with_codes`, packs
-/// them centred into binary codes.
-fn fill_dense(s: &mut Stored, dim: usize, dense: &[f32], with_codes: bool) {
-    let bits = if with_codes { PROJECTED_BITS_PER_DIMENSION * dim } else { 0 };
+/// Keeps int8 copies of full-precision vectors and, if `bits` is not 0,
+/// packs them centred into binary codes of that many bits.
+fn fill_dense(s: &mut Stored, dim: usize, dense: &[f32], bits: usize) {
     s.projected_bits = bits;
     s.bits = bits;
     s.words = words_for(bits);
     s.dense_dim = dim;
     let center = mean(dense, dim);
-    let codes: Vec<u64> = match with_codes {
-        true => {
+    let codes: Vec<u64> = match bits {
+        0 => Vec::new(),
+        _ => {
             let projection = Projection::new(dim, bits);
             dense
                 .par_chunks(dim.max(1) * 64)
                 .flat_map_iter(|rows| projection.pack_rows(rows, &center))
                 .collect()
         }
-        false => Vec::new(),
     };
     let (scales, int8): (Vec<f32>, Vec<Vec<i8>>) =
         dense.par_chunks_exact(dim.max(1)).map(to_int8).unzip();
@@ -592,9 +593,10 @@ impl VectorIndex {
             Vectors::Binary { .. } => None,
         };
         let dim = self.s.dense_dim;
+        // The query's norm, taken once for every cosine below.
+        let qn = dense_query.map_or(0.0, norm);
         let scan_int8 = options.full_precision || self.s.words == 0;
         if scan_int8 && let Some(q) = dense_query {
-            let qn = q.iter().map(|x| x * x).sum::<f32>().sqrt();
             let rows = self.s.int8.chunks_exact(dim.max(1));
             let mut all: Vec<(u32, f32)> = (rows.zip(self.s.scales.iter()))
                 .enumerate()
@@ -624,17 +626,14 @@ impl VectorIndex {
         #[cfg(not(feature = "hnsw"))]
         let candidates = scan::nearest(&code, &self.s.codes, fetch);
         let mut scored: Vec<(u32, f32)> = match dense_query {
-            Some(q) if rescore => {
-                let qn = q.iter().map(|x| x * x).sum::<f32>().sqrt();
-                candidates
-                    .into_iter()
-                    .map(|(i, _)| {
-                        let (i_us, scales) = (i as usize, &self.s.scales);
-                        let v = &self.s.int8[i_us * dim..(i_us + 1) * dim];
-                        (i, cosine_int8_normed(q, qn, scales[i_us], v))
-                    })
-                    .collect()
-            }
+            Some(q) if rescore => candidates
+                .into_iter()
+                .map(|(i, _)| {
+                    let (i_us, scales) = (i as usize, &self.s.scales);
+                    let v = &self.s.int8[i_us * dim..(i_us + 1) * dim];
+                    (i, cosine_int8_normed(q, qn, scales[i_us], v))
+                })
+                .collect(),
             _ => candidates
                 .into_iter()
                 .map(|(i, d)| (i, 1.0 - d as f32 / self.s.bits.max(1) as f32))

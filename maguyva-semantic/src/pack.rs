@@ -139,6 +139,11 @@ pub fn to_int8(v: &[f32]) -> (f32, Vec<i8>) {
     (scale, v.iter().map(|x| (x / scale).round().clamp(-127.0, 127.0) as i8).collect())
 }
 
+/// The Euclidean length of `v`.
+pub fn norm(v: &[f32]) -> f32 {
+    v.iter().map(|x| x * x).sum::<f32>().sqrt()
+}
+
 /// Lanes of the partial sums in [`cosine_int8_normed`].
 const LANES: usize = 8;
 
@@ -223,8 +228,7 @@ mod tests {
     fn int8_keeps_the_direction() {
         let v = [0.3, -0.6, 0.9, 0.01];
         let (s, q) = to_int8(&v);
-        let qn = v.iter().map(|x| x * x).sum::<f32>().sqrt();
-        assert!(cosine_int8_normed(&v, qn, s, &q) > 0.9999);
+        assert!(cosine_int8_normed(&v, norm(&v), s, &q) > 0.9999);
         assert_eq!(to_int8(&[0.0, 0.0]).0, 0.0);
     }
 }

@@ -47,7 +47,8 @@ fn a_document_embedded_from_its_text_matches_its_vector_from_the_term_matrix() {
     let from_text = code.embed(&texts, Role::Document).and_then(Vectors::into_dense);
     let from_text = from_text.expect("dense vectors");
     assert!(code.embed_matrix(&matrix, 256) == Some(from_text));
-    let leading = code.embed_leading(&texts, 40).into_dense().expect("dense vectors");
+    let leading = code.embed_leading(&texts, 40).and_then(Vectors::into_dense);
+    let leading = leading.expect("dense vectors");
     assert!(code.embed_matrix(&matrix, 40) == Some(leading));
     // Document 5 takes document 6's text and a trailing space (the same
     // terms, another hash): a kept-model build embeds it from its text,

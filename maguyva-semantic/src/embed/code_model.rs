@@ -286,11 +286,11 @@ impl CodeModel {
     /// its own), each scaled to unit length. The rows of a model made by
     /// [`CodeModel::principal`] are in the order of their directions'
     /// weight, so the first dimensions keep most of what the rest say.
-    pub fn embed_leading(&self, texts: &[&str], dims: usize) -> Vectors {
-        let dim = dims.clamp(1, self.meta.dim);
-        let mut data = vec![0f32; texts.len() * dim];
-        data.par_chunks_mut(dim).zip(texts.par_iter()).for_each(|(out, t)| self.embed_one(t, out));
-        Vectors::Dense { dim, data }
+    pub fn embed_leading(&self, texts: &[&str], dims: usize) -> Result<Vectors> {
+        Vectors::dense_rows(dims.clamp(1, self.meta.dim), texts, |t, out| {
+            self.embed_one(t, out);
+            Ok(())
+        })
     }
 
     /// Adds `count` times row `row`'s vector (its first `out.len()` values)
@@ -372,7 +372,7 @@ impl Embedder for CodeModel {
     }
 
     fn embed(&self, texts: &[&str], _role: Role) -> Result<Vectors> {
-        Ok(self.embed_leading(texts, self.meta.dim))
+        self.embed_leading(texts, self.meta.dim)
     }
 }
 
@@ -421,7 +421,7 @@ mod tests {
         let from_text = dense(m.embed(&texts, Role::Document));
         assert_eq!(from_matrix, from_text);
         let leading = m.embed_matrix(&matrix, 2).expect("same analyzer");
-        assert_eq!(leading, m.embed_leading(&texts, 2).into_dense().expect("dense vectors"));
+        assert_eq!(leading, dense(m.embed_leading(&texts, 2)));
         let other = TermMatrix::build(&texts, Analyzer { stem: false });
         assert!(m.embed_matrix(&other, 3).is_none());
     }

@@ -104,7 +104,7 @@ impl Embedder for JoinedModel {
 
     fn embed(&self, texts: &[&str], role: Role) -> Result<Vectors> {
         let a = self.corpus.embed(texts, role)?.into_dense()?;
-        let b = self.code.embed_leading(texts, self.code_dims).into_dense()?;
+        let b = self.code.embed_leading(texts, self.code_dims)?.into_dense()?;
         Ok(Vectors::Dense { dim: self.dimension(), data: self.join(&a, &b)? })
     }
 }

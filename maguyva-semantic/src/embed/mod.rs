@@ -33,7 +33,7 @@ use crate::error::Result;
 
 /// Scales `v` to unit length (a zero vector stays zero).
 pub(crate) fn scale_to_unit(v: &mut [f32]) {
-    let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    let norm = crate::pack::norm(v);
     if norm > 0.0 {
         v.iter_mut().for_each(|x| *x /= norm);
     }
