@@ -7,6 +7,7 @@
 //! text is unchanged are reused from the previous index. Format:
 //! `doc/format/semantic.md`.
 
+use crate::context::{FILE_CONTEXT_WEIGHT, add_file_context, context_hashes};
 use crate::embed::{
     CodeModel, CorpusModel, Embedder, JoinedModel, Role, Vectors, code_dimensions_for,
 };
@@ -37,8 +38,11 @@ const HNSW_BASENAME: &str = "semantic";
 /// a dense random matrix; v8 `meta` names the code model joined with the
 /// corpus model; v9 an index of fewer than [`DEFAULT_DENSE_SCAN_LIMIT`]
 /// full-precision vectors has no binary codes (`bits` 0), and `meta` says
-/// how many of the code model's dimensions are joined.
-pub const SEMANTIC_FORMAT: FormatVersion = FormatVersion { kind: *b"SEMA", current: 9, oldest: 9 };
+/// how many of the code model's dimensions are joined; v10 vectors take in
+/// their file's ([`crate::FILE_CONTEXT_WEIGHT`], `meta.file_context`) and
+/// `hashes` are [`crate::context_hashes`].
+pub const SEMANTIC_FORMAT: FormatVersion =
+    FormatVersion { kind: *b"SEMA", current: 10, oldest: 10 };
 
 /// Below this many vectors the exact scan is used; at and above it, HNSW.
 /// Set from the criterion benchmark `benches/benches/semantic.rs`: the scan
@@ -108,7 +112,8 @@ struct Stored {
     dense_dim: usize,
     scales: Array<f32>,
     int8: Array<i8>,
-    /// xxh3 of each document's text, to reuse vectors of unchanged fragments.
+    /// xxh3 of each document's text (mixed with its file's, with file
+    /// context), to reuse vectors of unchanged fragments.
     hashes: Array<u64>,
     corpus: Option<Arc<CorpusModel>>,
     /// The code model joined with the corpus model, if any.
@@ -119,6 +124,8 @@ struct Stored {
     /// Bits of the random projection that made the codes (0: one sign bit
     /// per dimension).
     projected_bits: usize,
+    /// How much of its file's direction each vector took (0: none).
+    file_context: f32,
 }
 
 /// The fixed-size part of [`Stored`], kept as the `meta` section.
@@ -135,6 +142,8 @@ struct Meta {
     /// How many of the code model's leading dimensions are joined.
     code_dims: u64,
     hnsw: Option<HnswFiles>,
+    /// How much of its file's direction each vector took (0: none).
+    file_context: f32,
 }
 
 /// Builds a [`VectorIndex`].
@@ -143,6 +152,9 @@ pub struct VectorIndexBuilder {
     hnsw_threshold: usize,
     dense_scan_limit: usize,
     code: Option<Arc<CodeModel>>,
+    /// Each document's file, when vectors take in their file's.
+    files: Option<Arc<[u32]>>,
+    file_context: f32,
 }
 
 impl Default for VectorIndexBuilder {
@@ -151,6 +163,8 @@ impl Default for VectorIndexBuilder {
             hnsw_threshold: DEFAULT_HNSW_THRESHOLD,
             dense_scan_limit: DEFAULT_DENSE_SCAN_LIMIT,
             code: None,
+            files: None,
+            file_context: FILE_CONTEXT_WEIGHT,
         }
     }
 }
@@ -202,6 +216,61 @@ impl VectorIndexBuilder {
         }
     }
 
+    /// Says which file each document (in build order) is a fragment of, so
+    /// that its vector takes in its file's ([`crate::FILE_CONTEXT_WEIGHT`]);
+    /// `None` (the default) leaves each document on its own.
+    pub fn files(&mut self, files: Option<Arc<[u32]>>) -> &mut VectorIndexBuilder {
+        self.files = files;
+        self
+    }
+
+    /// How much of its file's direction a vector takes when
+    /// [`VectorIndexBuilder::files`] are given (default
+    /// [`crate::FILE_CONTEXT_WEIGHT`]; 0 for none).
+    pub fn file_context(&mut self, weight: f32) -> &mut VectorIndexBuilder {
+        self.file_context = weight;
+        self
+    }
+
+    /// The files of `n` documents and the weight of their context, when
+    /// vectors take it in; an error when the files given are not `n`.
+    fn context(&self, n: usize) -> Result<Option<(&[u32], f32)>> {
+        match &self.files {
+            Some(files) if files.len() != n => {
+                Err(Error::Dimension { expected: n, found: files.len() })
+            }
+            Some(files) if self.file_context != 0.0 => Ok(Some((files, self.file_context))),
+            _ => Ok(None),
+        }
+    }
+
+    /// The hash the index keeps of each document, by which a later build
+    /// finds the vectors it can copy: [`document_hash`] of its text, mixed
+    /// with those of its file's other documents when vectors take in their
+    /// file's ([`crate::context_hashes`]).
+    pub fn document_hashes<S: AsRef<str>>(&self, documents: &[S]) -> Result<Vec<u64>> {
+        let own: Vec<u64> = documents.iter().map(|d| document_hash(d.as_ref())).collect();
+        Ok(match self.context(documents.len())? {
+            Some((files, weight)) => context_hashes(&own, files, weight),
+            None => own,
+        })
+    }
+
+    /// Adds file context to the rows of `dense` made of the documents
+    /// `which` (indexes into the build's documents), in that order.
+    fn add_context(&self, dense: &mut [f32], dim: usize, n: usize, which: &[usize]) -> Result<()> {
+        if let Some((files, weight)) = self.context(n)? {
+            let groups: Vec<u32> = which.iter().map(|&i| files[i]).collect();
+            add_file_context(dense, dim, &groups, weight);
+        }
+        Ok(())
+    }
+
+    /// The weight of file context an index built of `n` documents records.
+    fn context_weight(&self, n: usize) -> f32 {
+        self.context(n).ok().flatten().map_or(0.0, |(_, w)| w)
+    }
+
     /// Joins `code` with the corpus model of a corpus build
     /// ([`JoinedModel`]); `None` (the default) builds with the corpus model
     /// alone.
@@ -237,8 +306,8 @@ impl VectorIndexBuilder {
         }
         let (model, dense) = CorpusModel::train_from_terms(terms, dim)?;
         let model = Arc::new(model);
-        let hashes: Array<u64> =
-            documents.iter().map(|d| xxhash_rust::xxh3::xxh3_64(d.as_ref().as_bytes())).collect();
+        let n = documents.len();
+        let hashes: Array<u64> = self.document_hashes(documents)?.into();
         let code_dims = match &self.code {
             Some(code) => code_dimensions_for(documents.len(), code.dimension()),
             None => 0,
@@ -257,8 +326,11 @@ impl VectorIndexBuilder {
                 (joined.identity(), joined.dimension(), joined.join(&dense, &code_dense)?)
             }
         };
-        let mut s = Stored { identity, hashes, code_dims, ..Stored::default() };
-        fill_dense(&mut s, dim, &dense, self.code_bits_for(documents.len(), dim));
+        let mut dense = dense;
+        self.add_context(&mut dense, dim, n, &(0..n).collect::<Vec<_>>())?;
+        let file_context = self.context_weight(n);
+        let mut s = Stored { identity, hashes, code_dims, file_context, ..Stored::default() };
+        fill_dense(&mut s, dim, &dense, self.code_bits_for(n, dim));
         s.corpus = Some(model);
         s.code = self.code.clone();
         let stats = EmbedStats { embedded: documents.len(), reused: 0 };
@@ -293,13 +365,13 @@ impl VectorIndexBuilder {
         previous: &VectorIndex,
         documents: &[S],
     ) -> Result<Option<(VectorIndex, EmbedStats)>> {
-        let hashes: Vec<u64> = documents.iter().map(|d| document_hash(d.as_ref())).collect();
+        let hashes = self.document_hashes(documents)?;
         self.build_with_kept_model_hashed(previous, documents, &hashes)
     }
 
     /// [`VectorIndexBuilder::build_with_kept_model`] given each document's
-    /// [`document_hash`]: a document whose hash `previous` has is not read,
-    /// so the caller may leave its text empty.
+    /// hash ([`VectorIndexBuilder::document_hashes`]): a document whose hash
+    /// `previous` has is not read, so the caller may leave its text empty.
     pub fn build_with_kept_model_hashed<S: AsRef<str> + Sync>(
         &self,
         previous: &VectorIndex,
@@ -318,6 +390,7 @@ impl VectorIndexBuilder {
             || p.dense_dim != dim
             || p.center.len() != dim
             || p.identity != model.identity()
+            || p.file_context != self.context_weight(documents.len())
         {
             return Ok(None);
         }
@@ -329,13 +402,15 @@ impl VectorIndexBuilder {
         let missing: Vec<usize> =
             (0..documents.len()).filter(|i| !known.contains_key(&hashes[*i])).collect();
         let texts: Vec<&str> = missing.iter().map(|&i| documents[i].as_ref()).collect();
-        let fresh = match texts.is_empty() {
+        let mut fresh = match texts.is_empty() {
             true => Vec::new(),
             false => match model.embed(&texts, Role::Document)? {
                 Vectors::Dense { data, .. } => data,
                 Vectors::Binary { .. } => return Ok(None),
             },
         };
+        // The hashes make a file's documents fresh together.
+        self.add_context(&mut fresh, dim, documents.len(), &missing)?;
         // Codes are made or not as a build of these documents would; when
         // that differs from `previous`, its codes cannot be reused.
         let bits = self.code_bits_for(documents.len(), dim);
@@ -389,6 +464,7 @@ impl VectorIndexBuilder {
             code_dims: p.code_dims,
             hnsw: None,
             projected_bits: bits,
+            file_context: p.file_context,
         };
         let stats = EmbedStats { embedded: missing.len(), reused: documents.len() - missing.len() };
         Ok(Some((self.finish(s), stats)))
@@ -404,9 +480,10 @@ impl VectorIndexBuilder {
         previous: Option<&VectorIndex>,
     ) -> Result<(VectorIndex, EmbedStats)> {
         let identity = embedder.identity();
-        let hashes: Vec<u64> = documents.iter().map(|d| document_hash(d.as_ref())).collect();
+        let hashes = self.document_hashes(documents)?;
+        let file_context = self.context_weight(documents.len());
         let reusable: HashMap<u64, usize> = match previous {
-            Some(p) if p.s.identity == identity => {
+            Some(p) if p.s.identity == identity && p.s.file_context == file_context => {
                 p.s.hashes.iter().enumerate().map(|(i, &h)| (h, i)).collect()
             }
             _ => HashMap::new(),
@@ -414,8 +491,12 @@ impl VectorIndexBuilder {
         let missing: Vec<usize> =
             (0..documents.len()).filter(|i| !reusable.contains_key(&hashes[*i])).collect();
         let texts: Vec<&str> = missing.iter().map(|&i| documents[i].as_ref()).collect();
-        let fresh =
+        let mut fresh =
             if texts.is_empty() { None } else { Some(embedder.embed(&texts, Role::Document)?) };
+        // The hashes make a file's documents fresh together.
+        if let Some(Vectors::Dense { dim, data }) = &mut fresh {
+            self.add_context(data, *dim, documents.len(), &missing)?;
+        }
         if let Some(v) = &fresh
             && v.len() != texts.len()
         {
@@ -429,7 +510,7 @@ impl VectorIndexBuilder {
         let n = documents.len();
         let binary = matches!(fresh, Some(Vectors::Binary { .. }))
             || (fresh.is_none() && previous.is_some_and(|p| p.s.dense_dim == 0));
-        let mut s = Stored { identity, hashes: hashes.into(), ..Stored::default() };
+        let mut s = Stored { identity, hashes: hashes.into(), file_context, ..Stored::default() };
         if binary {
             let bits = embedder.dimension();
             let w = words_for(bits);
@@ -691,6 +772,7 @@ impl VectorIndex {
             code: s.code.as_ref().map(|c| c.identity()),
             code_dims: s.code_dims as u64,
             hnsw,
+            file_context: s.file_context,
         };
         let mut w = SectionWriter::new(SEMANTIC_FORMAT);
         w.encoded("meta", "semantic index", &meta)?
@@ -751,9 +833,11 @@ impl VectorIndex {
             code_dims: meta.code_dims as usize,
             hnsw: meta.hnsw,
             projected_bits: meta.projected_bits as usize,
+            file_context: meta.file_context,
         };
         let n = s.hashes.len();
         let consistent = n == fragments
+            && meta.file_context.is_finite()
             && match (&s.code, &s.corpus) {
                 (None, _) => s.code_dims == 0,
                 (Some(code), Some(corpus)) => {

@@ -31,6 +31,7 @@
 #![deny(missing_docs)]
 
 pub use crate::{
+    context::{FILE_CONTEXT_WEIGHT, context_hashes},
     embed::{
         CODE_MODEL_FORMAT, CODE_MODEL_WEIGHT, CodeModel, CodeModelMeta, CorpusModel,
         DEFAULT_CORPUS_DIMENSIONS, DOCUMENTS_PER_CODE_DIMENSION, Embedder, JoinedModel,
@@ -54,6 +55,7 @@ pub use crate::embed::{VoyageClient, VoyageConfig};
 #[cfg(feature = "hnsw")]
 pub use crate::hnsw::{BitHamming, EF_SEARCH, HnswIndex};
 
+mod context;
 mod embed;
 mod error;
 #[cfg(feature = "hnsw")]

@@ -242,3 +242,98 @@ fn a_small_index_has_no_codes_and_ranks_by_cosine() {
     assert!(VectorIndexBuilder::new().build_with_kept_model(&coded, &docs).unwrap().is_none());
     assert!(with_codes.build_with_kept_model(&coded, &docs).unwrap().is_some());
 }
+
+/// Four files of four fragments: three on a file's topic and one generic
+/// (`value result`), so that only its file tells what the generic one is
+/// about. Returns the documents and each one's file.
+fn files_with_a_generic_fragment() -> (Vec<String>, Vec<u32>) {
+    let topical = super::topic_corpus(48);
+    let (mut docs, mut files) = (Vec::new(), Vec::new());
+    for file in 0..4u32 {
+        for k in 0..3 {
+            docs.push(topical[(k * 4 + file as usize) % 48].clone());
+            files.push(file);
+        }
+        docs.push(format!("fn helper_{file}() {{ value result value }}"));
+        files.push(file);
+    }
+    (docs, files)
+}
+
+#[test]
+fn a_fragment_takes_in_its_file_so_a_generic_one_is_found_by_its_files_topic() {
+    let (docs, files) = files_with_a_generic_fragment();
+    let query = "connect to the socket host port";
+    let rank_of_generic = |with_files: bool| {
+        let mut b = VectorIndexBuilder::new();
+        if with_files {
+            b.files(Some(files.clone().into()));
+        }
+        let (index, _) = b.build_corpus(&docs, 8).unwrap();
+        let q = index.model_embedder().unwrap().embed(&[query], Role::Query).unwrap();
+        let hits = index.search(&q, docs.len(), SearchOptions::default()).unwrap();
+        let at = |doc: u32| hits.iter().position(|h| h.0 == doc).unwrap();
+        // File 0 is about sockets; document 3 is its generic fragment, 7
+        // the generic fragment of the file about charts.
+        (at(3), at(7))
+    };
+    let (alone_socket, _) = rank_of_generic(false);
+    let (with_socket, with_chart) = rank_of_generic(true);
+    assert!(
+        with_socket < with_chart,
+        "the socket file's helper ranks first: {with_socket} {with_chart}"
+    );
+    assert!(with_socket < alone_socket, "and higher than on its own: {with_socket} {alone_socket}");
+}
+
+#[test]
+fn a_changed_fragment_makes_its_whole_file_embedded_again() {
+    let (docs, files) = files_with_a_generic_fragment();
+    let mut b = VectorIndexBuilder::new();
+    b.files(Some(files.clone().into()));
+    let (first, _) = b.build_corpus(&docs, 8).unwrap();
+    let mut edited = docs.clone();
+    edited[5] = "fn chart_more() { axis legend }".into();
+    let (kept, stats) = b.build_with_kept_model(&first, &edited).unwrap().unwrap();
+    // File 1 (documents 4 to 7) is embedded again, the other three copied.
+    assert_eq!((stats.embedded, stats.reused), (4, 12));
+    let hashes = b.document_hashes(&edited).unwrap();
+    assert_eq!(kept.document_hashes(), &hashes[..]);
+    assert_eq!(&hashes[8..], &first.document_hashes()[8..]);
+    assert_ne!(hashes[4], first.document_hashes()[4], "an unchanged fragment of the changed file");
+    // The same with a model that is not learned from the corpus.
+    let dir = tempfile::tempdir().unwrap();
+    let vocab = ["[UNK]", "socket", "chart", "value", "axis"];
+    let rows = vec![
+        vec![0.0, 0.0, 0.0],
+        vec![1.0, 0.0, 0.0],
+        vec![0.0, 1.0, 0.0],
+        vec![0.0, 0.0, 1.0],
+        vec![0.0, 0.9, 0.1],
+    ];
+    write_model(dir.path(), &vocab, &rows, "F32", &[]);
+    let m = StaticModel::load(dir.path()).unwrap();
+    let (first, _) = b.build(&m, &docs, None).unwrap();
+    let (_, stats) = b.build(&m, &edited, Some(&first)).unwrap();
+    assert_eq!((stats.embedded, stats.reused), (4, 12));
+    // Files that are not the documents' are refused.
+    b.files(Some(files[1..].to_vec().into()));
+    assert!(b.build_corpus(&docs, 8).is_err());
+    assert!(b.document_hashes(&docs).is_err());
+}
+
+#[test]
+fn an_index_records_its_file_context_and_is_not_reused_without_it() {
+    let (docs, files) = files_with_a_generic_fragment();
+    let mut b = VectorIndexBuilder::new();
+    b.files(Some(files.into()));
+    let (with, _) = b.build_corpus(&docs, 8).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    with.save(dir.path()).unwrap();
+    let again = VectorIndex::load(dir.path(), docs.len()).unwrap();
+    assert_eq!(again.document_hashes(), with.document_hashes());
+    // A builder that does not take in files does not copy these vectors.
+    assert!(VectorIndexBuilder::new().build_with_kept_model(&again, &docs).unwrap().is_none());
+    b.file_context(0.0);
+    assert!(b.build_with_kept_model(&again, &docs).unwrap().is_none());
+}

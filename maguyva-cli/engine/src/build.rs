@@ -205,6 +205,8 @@ fn patched_text_index<S: AsRef<str> + Sync>(
 /// previous fragment each one is (`was`); the previous index has its hash.
 struct SemanticDocuments<'a> {
     texts: Vec<String>,
+    /// Each document's file, whose vector it takes in.
+    files: Arc<[u32]>,
     was: Option<&'a [Option<u32>]>,
     /// Every document, for when the empty ones are needed after all.
     all: &'a dyn Fn() -> Vec<String>,
@@ -219,15 +221,24 @@ impl SemanticDocuments<'_> {
         &self.texts
     }
 
-    /// Each document's hash, the previous index's for an unchanged
-    /// fragment; `None` when `previous` does not have that fragment.
-    fn hashes(&self, previous: &VectorIndex) -> Option<Vec<u64>> {
+    /// Each document's hash as `builder` makes it, the previous index's
+    /// for an unchanged fragment; `None` when `previous` does not have that
+    /// fragment, or when a file has both (a document's hash takes in its
+    /// file's, so a file is fresh or unchanged as a whole).
+    fn hashes(&self, previous: &VectorIndex, builder: &VectorIndexBuilder) -> Option<Vec<u64>> {
         let known = previous.document_hashes();
         let was = |c: usize| self.was.and_then(|w| w.get(c).copied().flatten());
-        (self.texts.iter().enumerate())
-            .map(|(c, text)| match was(c) {
+        let mut fresh_files = std::collections::HashMap::new();
+        for (c, &file) in self.files.iter().enumerate() {
+            if *fresh_files.entry(file).or_insert(was(c).is_none()) != was(c).is_none() {
+                return None;
+            }
+        }
+        let fresh = builder.document_hashes(&self.texts).ok()?;
+        (0..self.texts.len())
+            .map(|c| match was(c) {
                 Some(old) => known.get(old as usize).copied(),
-                None => Some(maguyva_semantic::document_hash(text)),
+                None => fresh.get(c).copied(),
             })
             .collect()
     }
@@ -245,7 +256,7 @@ fn embed(
     terms: impl FnOnce() -> Option<TermMatrix>,
 ) -> Result<(VectorIndex, Arc<dyn Embedder>, EmbedStats, bool)> {
     let mut builder = VectorIndexBuilder::new();
-    builder.hnsw_threshold(settings.hnsw_threshold);
+    builder.hnsw_threshold(settings.hnsw_threshold).files(Some(documents.files.clone()));
     let previous = || {
         dir.current()
             .ok()
@@ -259,9 +270,9 @@ fn embed(
         }
         let mut kept = None;
         if let Some(p) = options.reuse_model.then(previous).flatten() {
-            let hashes = documents.hashes(&p).or_else(|| {
+            let hashes = documents.hashes(&p, &builder).or_else(|| {
                 documents.complete();
-                documents.hashes(&p)
+                documents.hashes(&p, &builder)
             });
             if let Some(hashes) = hashes.filter(|h| keepable_model(&p, dimensions, h)) {
                 kept = builder.build_with_kept_model_hashed(&p, &documents.texts, &hashes)?;
@@ -1214,7 +1225,8 @@ fn build_once(
         let texts = semantic(&documents, &|c| !unchanged(was, c));
         drop(documents);
         let all = || semantic(&content.fragment_documents(&fragments), &|_| true);
-        let semantic_docs = SemanticDocuments { texts, was, all: &all };
+        let files: Arc<[u32]> = fragments.iter().map(|(_, f)| f.file.0).collect();
+        let semantic_docs = SemanticDocuments { texts, files, was, all: &all };
         let semantic_terms = || {
             let terms = doc_terms.as_ref()?;
             let paths = TermMatrix::build(&paths, Analyzer::default());
