@@ -267,8 +267,8 @@ impl VectorIndexBuilder {
     }
 
     /// The weight of file context an index built of `n` documents records.
-    fn context_weight(&self, n: usize) -> f32 {
-        self.context(n).ok().flatten().map_or(0.0, |(_, w)| w)
+    fn context_weight(&self, n: usize) -> Result<f32> {
+        Ok(self.context(n)?.map_or(0.0, |(_, w)| w))
     }
 
     /// Joins `code` with the corpus model of a corpus build
@@ -328,7 +328,7 @@ impl VectorIndexBuilder {
         };
         let mut dense = dense;
         self.add_context(&mut dense, dim, n, &(0..n).collect::<Vec<_>>())?;
-        let file_context = self.context_weight(n);
+        let file_context = self.context_weight(n)?;
         let mut s = Stored { identity, hashes, code_dims, file_context, ..Stored::default() };
         fill_dense(&mut s, dim, &dense, self.code_bits_for(n, dim));
         s.corpus = Some(model);
@@ -390,7 +390,7 @@ impl VectorIndexBuilder {
             || p.dense_dim != dim
             || p.center.len() != dim
             || p.identity != model.identity()
-            || p.file_context != self.context_weight(documents.len())
+            || p.file_context != self.context_weight(documents.len())?
         {
             return Ok(None);
         }
@@ -481,7 +481,7 @@ impl VectorIndexBuilder {
     ) -> Result<(VectorIndex, EmbedStats)> {
         let identity = embedder.identity();
         let hashes = self.document_hashes(documents)?;
-        let file_context = self.context_weight(documents.len());
+        let file_context = self.context_weight(documents.len())?;
         let reusable: HashMap<u64, usize> = match previous {
             Some(p) if p.s.identity == identity && p.s.file_context == file_context => {
                 p.s.hashes.iter().enumerate().map(|(i, &h)| (h, i)).collect()
@@ -493,14 +493,14 @@ impl VectorIndexBuilder {
         let texts: Vec<&str> = missing.iter().map(|&i| documents[i].as_ref()).collect();
         let mut fresh =
             if texts.is_empty() { None } else { Some(embedder.embed(&texts, Role::Document)?) };
-        // The hashes make a file's documents fresh together.
-        if let Some(Vectors::Dense { dim, data }) = &mut fresh {
-            self.add_context(data, *dim, documents.len(), &missing)?;
-        }
         if let Some(v) = &fresh
             && v.len() != texts.len()
         {
             return Err(Error::Dimension { expected: texts.len(), found: v.len() });
+        }
+        // The hashes make a file's documents fresh together.
+        if let Some(Vectors::Dense { dim, data }) = &mut fresh {
+            self.add_context(data, *dim, documents.len(), &missing)?;
         }
         let stats = EmbedStats { embedded: missing.len(), reused: documents.len() - missing.len() };
         let mut from_fresh: HashMap<usize, usize> = HashMap::new();

@@ -14,6 +14,10 @@
 //!   ([`HnswIndex`]). When the embedder gave full-precision vectors, int8
 //!   copies of them rescore [`RESCORE_OVERSAMPLING`] times as many
 //!   candidates as wanted by cosine.
+//! - Told each fragment's file ([`VectorIndexBuilder::files`]), a build
+//!   joins every fragment's vector with its file's direction
+//!   ([`FILE_CONTEXT_WEIGHT`]), and keeps [`context_hashes`] so that a
+//!   refresh embeds again every fragment of a changed file.
 //! - [`SemanticRetriever`] serves it as a `maguyva_core::Retriever`.
 //!
 //! ```

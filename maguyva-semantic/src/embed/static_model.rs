@@ -304,7 +304,7 @@ fn term_vocabulary(terms: &Value, tok_path: &Path, cfg_path: &Path) -> Result<To
 }
 
 impl StaticModel {
-    /// This model as a [`CodeModel`] (its rows in 8 bits, each scaled by
+    /// This model as a [`CodeModel`](crate::CodeModel) (its rows in 8 bits, each scaled by
     /// its token's weight), when it is a model of analyzer terms;
     /// `training` says how it was made.
     pub fn to_code_model(&self, training: Value) -> Result<super::CodeModel> {
