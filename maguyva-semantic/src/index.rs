@@ -256,12 +256,24 @@ impl VectorIndexBuilder {
         })
     }
 
-    /// Adds file context to the rows of `dense` made of the documents
-    /// `which` (indexes into the build's documents), in that order.
-    fn add_context(&self, dense: &mut [f32], dim: usize, n: usize, which: &[usize]) -> Result<()> {
+    /// Adds file context to the rows of `dense`, made of the documents
+    /// `which` (indexes into the build's `n` documents, in that order) or of
+    /// all of them.
+    fn add_context(
+        &self,
+        dense: &mut [f32],
+        dim: usize,
+        n: usize,
+        which: Option<&[usize]>,
+    ) -> Result<()> {
         if let Some((files, weight)) = self.context(n)? {
-            let groups: Vec<u32> = which.iter().map(|&i| files[i]).collect();
-            add_file_context(dense, dim, &groups, weight);
+            match which {
+                Some(which) => {
+                    let groups: Vec<u32> = which.iter().map(|&i| files[i]).collect();
+                    add_file_context(dense, dim, &groups, weight);
+                }
+                None => add_file_context(dense, dim, files, weight),
+            }
         }
         Ok(())
     }
@@ -312,7 +324,7 @@ impl VectorIndexBuilder {
             Some(code) => code_dimensions_for(documents.len(), code.dimension()),
             None => 0,
         };
-        let (identity, dim, dense) = match &self.code {
+        let (identity, dim, mut dense) = match &self.code {
             None => (model.identity(), model.dimension(), dense),
             Some(code) => {
                 let joined = JoinedModel::new(model.clone(), code.clone(), code_dims);
@@ -326,8 +338,7 @@ impl VectorIndexBuilder {
                 (joined.identity(), joined.dimension(), joined.join(&dense, &code_dense)?)
             }
         };
-        let mut dense = dense;
-        self.add_context(&mut dense, dim, n, &(0..n).collect::<Vec<_>>())?;
+        self.add_context(&mut dense, dim, n, None)?;
         let file_context = self.context_weight(n)?;
         let mut s = Stored { identity, hashes, code_dims, file_context, ..Stored::default() };
         fill_dense(&mut s, dim, &dense, self.code_bits_for(n, dim));
@@ -410,7 +421,7 @@ impl VectorIndexBuilder {
             },
         };
         // The hashes make a file's documents fresh together.
-        self.add_context(&mut fresh, dim, documents.len(), &missing)?;
+        self.add_context(&mut fresh, dim, documents.len(), Some(&missing))?;
         // Codes are made or not as a build of these documents would; when
         // that differs from `previous`, its codes cannot be reused.
         let bits = self.code_bits_for(documents.len(), dim);
@@ -500,7 +511,7 @@ impl VectorIndexBuilder {
         }
         // The hashes make a file's documents fresh together.
         if let Some(Vectors::Dense { dim, data }) = &mut fresh {
-            self.add_context(data, *dim, documents.len(), &missing)?;
+            self.add_context(data, *dim, documents.len(), Some(&missing))?;
         }
         let stats = EmbedStats { embedded: missing.len(), reused: documents.len() - missing.len() };
         let mut from_fresh: HashMap<usize, usize> = HashMap::new();
