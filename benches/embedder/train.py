@@ -9,13 +9,17 @@ Model: one vector per term of a vocabulary fitted to the pairs (the terms
 seen at least `--min-count` times, at most `--vocab`). A text's vector is
 the sum of the rows of its first 512 terms, scaled to unit length: the
 model2vec pooling, so that Maguyva's model2vec loader embeds exactly as
-trained. Rows start as random vectors scaled by the term's inverse
-document frequency and are trained contrastively (InfoNCE, both ways, the
-other pairs of a batch as negatives, fixed temperature) with Adam on the
-rows a batch touches.
+trained. A query's sum is first multiplied by a query map, a square
+matrix learned with the rows (unless `--no-query-map`): the asking side
+is worded otherwise than code, and one shared vector per term cannot
+serve both as well. Rows start as random vectors scaled by the term's
+inverse document frequency, the map as the identity; both are trained
+contrastively (InfoNCE, both ways, the other pairs of a batch as
+negatives, fixed temperature) with Adam, on the rows a batch touches.
 
 Output: a model2vec-layout folder (`--out`): `model.safetensors`
-(`embeddings`, f32, one row per term), `tokenizer.json` (a WordLevel
+(`embeddings`, f32, one row per term, and `query_map`, f32, dim x dim),
+`tokenizer.json` (a WordLevel
 vocabulary of the terms) and `config.json` (`normalize`, and `terms`: the
 analyzer whose terms the vocabulary holds, which tells the loader to
 tokenize with it). Deterministic for a given input, seed and thread count.
@@ -99,7 +103,11 @@ def counts_matrices(pairs, index: dict[str, int]):
 
 def pooled(block: sp.csr_matrix, rows: np.ndarray):
     """Unit vectors of a batch: `block` (batch x touched) times `rows`."""
-    raw = block @ rows
+    return unit_rows(np.asarray(block @ rows))
+
+
+def unit_rows(raw: np.ndarray):
+    """`raw`'s rows scaled to unit length, and their lengths."""
     norm = np.linalg.norm(raw, axis=1, keepdims=True)
     norm = np.maximum(norm, 1e-9)
     return raw / norm, norm
@@ -162,21 +170,26 @@ def epoch_batches(rng, train: np.ndarray, package_of: np.ndarray, batch: int, sh
         yield np.concatenate([chunks[i], rest[i * loose:(i + 1) * loose]])
 
 
-def recall_at_1(qm, dm, emb, sample: np.ndarray) -> float:
-    """Share of held-out queries whose own code is the nearest of the sample."""
+def recall_at_1(qm, dm, emb, sample: np.ndarray, qmap=None) -> float:
+    """Share of held-out queries whose own code is the nearest of the sample
+    (queries through the query map, if there is one)."""
     touched, qb, db = batch_blocks(qm, dm, sample)
-    q, _ = pooled(qb, emb[touched])
+    q, _ = pooled(qb, emb[touched] if qmap is None else emb[touched] @ qmap)
     d, _ = pooled(db, emb[touched])
     return float(np.mean(np.argmax(q @ d.T, axis=1) == np.arange(len(sample))))
 
 
-def write_model(out: Path, terms: list[str], emb: np.ndarray, meta: dict):
+def write_model(out: Path, terms: list[str], emb: np.ndarray, meta: dict, query_map: np.ndarray | None = None):
     out.mkdir(parents=True, exist_ok=True)
     data = np.ascontiguousarray(emb, dtype="<f4").tobytes()
     header = {
         "embeddings": {"dtype": "F32", "shape": list(emb.shape), "data_offsets": [0, len(data)]},
         "__metadata__": {k: str(v) for k, v in meta.items()},
     }
+    if query_map is not None:
+        extra = np.ascontiguousarray(query_map, dtype="<f4").tobytes()
+        header["query_map"] = {"dtype": "F32", "shape": list(query_map.shape), "data_offsets": [len(data), len(data) + len(extra)]}
+        data += extra
     h = json.dumps(header, separators=(",", ":")).encode()
     h += b" " * (-len(h) % 8)
     with (out / "model.safetensors").open("wb") as f:
@@ -220,6 +233,11 @@ def main() -> int:
         default=0.0,
         help="share of each batch drawn from one package (harder negatives, as in a search of one repository)",
     )
+    ap.add_argument(
+        "--no-query-map",
+        action="store_true",
+        help="embed queries as documents, without a learned query map",
+    )
     args = ap.parse_args()
 
     t0 = time.time()
@@ -238,6 +256,10 @@ def main() -> int:
     print(f"vocabulary {len(terms)}, {len(train)} training pairs, {len(held)} held out", file=sys.stderr)
 
     emb = (rng.standard_normal((len(terms), args.dim)).astype(np.float32) / math.sqrt(args.dim)) * idf[:, None]
+    # The query map starts as the identity; it and its Adam moments.
+    qmap = None if args.no_query_map else np.eye(args.dim, dtype=np.float32)
+    mm = np.zeros((args.dim, args.dim), dtype=np.float32)
+    vm = np.zeros_like(mm)
     m = np.zeros_like(emb)
     v = np.zeros_like(emb)
     b1, b2, eps = 0.9, 0.999, 1e-8
@@ -250,19 +272,30 @@ def main() -> int:
                 break
             touched, qb, db = batch_blocks(qm, dm, idx)
             rows = emb[touched]
-            q, qn = pooled(qb, rows)
+            sums = np.asarray(qb @ rows)
+            q, qn = unit_rows(sums if qmap is None else sums @ qmap)
             d, dn = pooled(db, rows)
             loss, gq, gd = infonce(q, d, args.temperature)
-            grad = qb.T @ unit_grad(gq, q, qn) + db.T @ unit_grad(gd, d, dn)
+            # Gradient of the loss for a query's sum of rows, before (and
+            # for) the map.
+            gq_sum = unit_grad(gq, q, qn)
+            if qmap is not None:
+                gmap = sums.T @ gq_sum
+                gq_sum = gq_sum @ qmap.T
+            grad = qb.T @ gq_sum + db.T @ unit_grad(gd, d, dn)
             step += 1
             m[touched] = b1 * m[touched] + (1 - b1) * grad
             v[touched] = b2 * v[touched] + (1 - b2) * grad * grad
             mhat = m[touched] / (1 - b1**step)
             vhat = v[touched] / (1 - b2**step)
             emb[touched] = rows - args.lr * mhat / (np.sqrt(vhat) + eps)
+            if qmap is not None:
+                mm[:] = b1 * mm + (1 - b1) * gmap
+                vm[:] = b2 * vm + (1 - b2) * gmap * gmap
+                qmap -= args.lr * (mm / (1 - b1**step)) / (np.sqrt(vm / (1 - b2**step)) + eps)
             losses.append(loss)
             if step % 200 == 0 or step == steps:
-                r1 = recall_at_1(qm, dm, emb, held)
+                r1 = recall_at_1(qm, dm, emb, held, qmap)
                 print(
                     f"step {step}/{steps} loss {np.mean(losses[-200:]):.3f} "
                     f"held-out recall@1 {r1:.3f} ({time.time() - t0:.0f} s)",
@@ -277,9 +310,10 @@ def main() -> int:
         "temperature": args.temperature,
         "seed": args.seed,
         "package_batches": args.package_batches,
-        "held_out_recall_at_1": round(recall_at_1(qm, dm, emb, held), 4),
+        "query_map": qmap is not None,
+        "held_out_recall_at_1": round(recall_at_1(qm, dm, emb, held, qmap), 4),
     }
-    write_model(args.out, terms, emb, meta)
+    write_model(args.out, terms, emb, meta, qmap)
     print(f"model written to {args.out} ({time.time() - t0:.0f} s)", file=sys.stderr)
     return 0
 
