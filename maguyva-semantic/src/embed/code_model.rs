@@ -2,8 +2,10 @@
 //! large corpus of public code (not from the indexed repository), so that
 //! a query meets code about the same thing in words the repository never
 //! pairs with it. A text's vector is the sum of its terms' vectors, each
-//! counted as often as the term occurs, scaled to unit length. The
-//! built-in copy is part of the binary and read in place: a query touches
+//! counted as often as the term occurs, scaled to unit length; a query's
+//! sum first goes through the model's query map, if it has one (a linear
+//! map learned with the rows: questions are worded otherwise than code).
+//! The built-in copy is part of the binary and read in place: a query touches
 //! only the rows of its own terms. Format and provenance: `model/README.md`
 //! of this crate.
 
@@ -16,14 +18,16 @@ use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 use std::path::Path;
 
-/// Version of the model folder's layout (`meta.json`'s `format`).
-pub const CODE_MODEL_FORMAT: u32 = 1;
+/// Version of the model folder's layout (`meta.json`'s `format`): 2 may
+/// hold a query map; 1, which has none, is read too.
+pub const CODE_MODEL_FORMAT: u32 = 2;
 
 /// The folder's files: a description, the term map, the rows, their scales.
 const META_FILE: &str = "meta.json";
 const VOCAB_FILE: &str = "vocab.fst";
 const ROWS_FILE: &str = "rows.i8";
 const SCALES_FILE: &str = "scales.f32";
+const QUERY_MAP_FILE: &str = "query_map.f32";
 
 /// What `meta.json` says of a model.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -36,8 +40,12 @@ pub struct CodeModelMeta {
     pub terms: usize,
     /// The identity of the [`Analyzer`] whose terms the vocabulary holds.
     pub analyzer: String,
-    /// CRC-32 of the rows and scales, which names the model in an index.
+    /// CRC-32 of the rows, scales and query map, which names the model in
+    /// an index.
     pub crc: u32,
+    /// Whether the model has a query map (`query_map.f32`).
+    #[serde(default)]
+    pub query_map: bool,
     /// How the model was trained (free-form, from the trainer).
     #[serde(default)]
     pub training: serde_json::Value,
@@ -53,6 +61,9 @@ pub struct CodeModel {
     rows: Cow<'static, [u8]>,
     /// One little-endian `f32` per term: its vector is its row times it.
     scales: Cow<'static, [u8]>,
+    /// `dim * dim` values, row after row: a query's sum of rows `q`
+    /// becomes `q M` ([`CodeModel::with_query_map`]).
+    query_map: Option<Vec<f32>>,
 }
 
 impl std::fmt::Debug for CodeModel {
@@ -75,6 +86,7 @@ mod builtin {
     pub const VOCAB: &[u8] = include_bytes!("../../model/vocab.fst");
     pub const ROWS: &[u8] = include_bytes!("../../model/rows.i8");
     pub const SCALES: &[u8] = include_bytes!("../../model/scales.f32");
+    pub const QUERY_MAP: &[u8] = include_bytes!("../../model/query_map.f32");
 }
 
 impl CodeModel {
@@ -92,6 +104,7 @@ impl CodeModel {
                     Cow::Borrowed(builtin::VOCAB),
                     Cow::Borrowed(builtin::ROWS),
                     Cow::Borrowed(builtin::SCALES),
+                    Some(builtin::QUERY_MAP),
                 )
                 .map(Arc::new)
                 .map_err(|e| e.to_string())
@@ -109,11 +122,15 @@ impl CodeModel {
         vocab: Cow<'static, [u8]>,
         rows: Cow<'static, [u8]>,
         scales: Cow<'static, [u8]>,
+        query_map: Option<&[u8]>,
     ) -> Result<CodeModel> {
         let meta: CodeModelMeta = serde_json::from_slice(meta)
             .map_err(|e| model_err(path, format!("{META_FILE}: {e}")))?;
-        if meta.format != CODE_MODEL_FORMAT {
-            return Err(model_err(path, format!("layout {} (this build reads 1)", meta.format)));
+        if !(1..=CODE_MODEL_FORMAT).contains(&meta.format) || (meta.format < 2 && meta.query_map) {
+            return Err(model_err(
+                path,
+                format!("layout {} (this build reads 1 and {CODE_MODEL_FORMAT})", meta.format),
+            ));
         }
         let analyzer = [Analyzer { stem: true }, Analyzer { stem: false }]
             .into_iter()
@@ -128,7 +145,39 @@ impl CodeModel {
         if !sizes_agree {
             return Err(model_err(path, "vocabulary, rows and scales disagree in size"));
         }
-        Ok(CodeModel { meta, analyzer, map, rows, scales })
+        let query_map = match (meta.query_map, query_map) {
+            (false, None) => None,
+            (true, Some(bytes)) => Some(read_query_map(path, bytes, meta.dim)?),
+            (true, None) => return Err(model_err(path, format!("{QUERY_MAP_FILE} is missing"))),
+            (false, Some(_)) => {
+                return Err(model_err(path, format!("{META_FILE} says of no {QUERY_MAP_FILE}")));
+            }
+        };
+        Ok(CodeModel { meta, analyzer, map, rows, scales, query_map })
+    }
+
+    /// This model with `map` (`dim * dim` values, row after row) as its
+    /// query map: a query's sum of rows `q` becomes `q M` before it is
+    /// scaled to unit length, while documents are embedded as before. The
+    /// checksum, and so the model's identity, takes it in.
+    pub fn with_query_map(mut self, map: Vec<f32>) -> Result<CodeModel> {
+        let dim = self.meta.dim;
+        if map.len() != dim * dim || !map.iter().all(|x| x.is_finite()) {
+            return Err(model_err(
+                Path::new("(code model)"),
+                format!("a query map needs {} finite values, not {}", dim * dim, map.len()),
+            ));
+        }
+        self.meta.query_map = true;
+        self.meta.format = CODE_MODEL_FORMAT;
+        self.meta.crc = parts_crc(&self.rows, &self.scales, Some(&map));
+        self.query_map = Some(map);
+        Ok(self)
+    }
+
+    /// The query map, if the model has one (`dim * dim` values).
+    pub fn query_map(&self) -> Option<&[f32]> {
+        self.query_map.as_deref()
     }
 
     /// A model from `terms` (any order, each once) and their vectors
@@ -166,15 +215,16 @@ impl CodeModel {
             dim,
             terms: terms.len(),
             analyzer: analyzer.identity().to_string(),
-            crc: parts_crc(&rows, &scales),
+            crc: parts_crc(&rows, &scales, None),
+            query_map: false,
             training,
         };
         let meta = serde_json::to_vec(&meta).map_err(|e| model_err(path, e.to_string()))?;
-        CodeModel::from_parts(path, &meta, vocab.into(), rows.into(), scales.into())
+        CodeModel::from_parts(path, &meta, vocab.into(), rows.into(), scales.into(), None)
     }
 
-    /// Writes the model's folder: `meta.json`, `vocab.fst`, `rows.i8` and
-    /// `scales.f32`.
+    /// Writes the model's folder: `meta.json`, `vocab.fst`, `rows.i8`,
+    /// `scales.f32` and, if it has one, `query_map.f32`.
     pub fn write(&self, dir: &Path) -> Result<()> {
         std::fs::create_dir_all(dir).map_err(|e| model_err(dir, e.to_string()))?;
         let mut meta =
@@ -189,6 +239,16 @@ impl CodeModel {
             let path = dir.join(name);
             std::fs::write(&path, bytes).map_err(|e| model_err(&path, e.to_string()))?;
         }
+        let map_path = dir.join(QUERY_MAP_FILE);
+        match &self.query_map {
+            Some(map) => {
+                let bytes: Vec<u8> = map.iter().flat_map(|x| x.to_le_bytes()).collect();
+                std::fs::write(&map_path, bytes)
+            }
+            None if map_path.exists() => std::fs::remove_file(&map_path),
+            None => Ok(()),
+        }
+        .map_err(|e| model_err(&map_path, e.to_string()))?;
         Ok(())
     }
 
@@ -199,15 +259,20 @@ impl CodeModel {
             let path = dir.join(name);
             std::fs::read(&path).map_err(|e| model_err(&path, e.to_string()))
         };
+        let map_bytes = match dir.join(QUERY_MAP_FILE).exists() {
+            true => Some(read(QUERY_MAP_FILE)?),
+            false => None,
+        };
         let model = CodeModel::from_parts(
             dir,
             &read(META_FILE)?,
             read(VOCAB_FILE)?.into(),
             read(ROWS_FILE)?.into(),
             read(SCALES_FILE)?.into(),
+            map_bytes.as_deref(),
         )?;
-        if parts_crc(&model.rows, &model.scales) != model.meta.crc {
-            return Err(model_err(dir, "rows or scales do not match their checksum"));
+        if parts_crc(&model.rows, &model.scales, model.query_map()) != model.meta.crc {
+            return Err(model_err(dir, "rows, scales or query map do not match their checksum"));
         }
         Ok(model)
     }
@@ -264,7 +329,33 @@ impl CodeModel {
             "principal": { "from": self.identity(), "dims": dims },
             "trainer": self.meta.training,
         });
-        CodeModel::from_vectors(&terms, &rotated, dims, self.analyzer, training)
+        let model = CodeModel::from_vectors(&terms, &rotated, dims, self.analyzer, training)?;
+        match &self.query_map {
+            None => Ok(model),
+            // In the new directions the map is B' M B, B the kept columns
+            // of `basis`: a query's rotated sum q B, mapped, is (q M) B.
+            Some(map) => {
+                let column = |j: usize| (0..dim).map(move |i| basis[i * dim + j]);
+                let mb: Vec<f64> = (0..dim)
+                    .flat_map(|i| {
+                        let row = &map[i * dim..(i + 1) * dim];
+                        (0..dims).map(move |b| {
+                            column(b).zip(row).map(|(x, &m)| x * f64::from(m)).sum::<f64>()
+                        })
+                    })
+                    .collect();
+                let rotated_map: Vec<f32> = (0..dims)
+                    .flat_map(|a| {
+                        let mb = &mb;
+                        (0..dims).map(move |b| {
+                            column(a).enumerate().map(|(i, x)| x * mb[i * dims + b]).sum::<f64>()
+                                as f32
+                        })
+                    })
+                    .collect();
+                model.with_query_map(rotated_map)
+            }
+        }
     }
 
     /// What `meta.json` says.
@@ -289,6 +380,26 @@ impl CodeModel {
     pub fn embed_leading(&self, texts: &[&str], dims: usize) -> Result<Vectors> {
         Vectors::dense_rows(dims.clamp(1, self.meta.dim), texts, |t, out| {
             self.embed_one(t, out);
+            Ok(())
+        })
+    }
+
+    /// Vectors of `texts` as `role` asks, in the model's first `dims`
+    /// dimensions: documents as [`CodeModel::embed_leading`] embeds them;
+    /// queries summed in all the model's dimensions, put through its query
+    /// map (if it has one), then cut to `dims` and scaled to unit length.
+    pub fn embed_as(&self, texts: &[&str], dims: usize, role: Role) -> Result<Vectors> {
+        let (Role::Query, Some(map)) = (role, &self.query_map) else {
+            return self.embed_leading(texts, dims);
+        };
+        let dim = self.meta.dim;
+        Vectors::dense_rows(dims.clamp(1, dim), texts, |t, out| {
+            let mut sum = vec![0f32; dim];
+            self.embed_one(t, &mut sum);
+            for (j, o) in out.iter_mut().enumerate() {
+                *o = sum.iter().zip(map.chunks_exact(dim)).map(|(&x, row)| x * row[j]).sum();
+            }
+            scale_to_unit(out);
             Ok(())
         })
     }
@@ -354,12 +465,29 @@ impl CodeModel {
     }
 }
 
-/// CRC-32 of a model's rows, then its scales.
-fn parts_crc(rows: &[u8], scales: &[u8]) -> u32 {
+/// CRC-32 of a model's rows, then its scales, then its query map's bytes.
+fn parts_crc(rows: &[u8], scales: &[u8], query_map: Option<&[f32]>) -> u32 {
     let mut h = crc32fast::Hasher::new();
     h.update(rows);
     h.update(scales);
+    for x in query_map.unwrap_or_default() {
+        h.update(&x.to_le_bytes());
+    }
     h.finalize()
+}
+
+/// A query map's values from its file's bytes: `dim * dim` little-endian
+/// `f32`, all finite.
+fn read_query_map(path: &Path, bytes: &[u8], dim: usize) -> Result<Vec<f32>> {
+    if Some(bytes.len()) != dim.checked_mul(dim).and_then(|n| n.checked_mul(4)) {
+        return Err(model_err(path, format!("{QUERY_MAP_FILE} is not {dim} x {dim} values")));
+    }
+    let map: Vec<f32> =
+        bytes.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
+    if !map.iter().all(|x| x.is_finite()) {
+        return Err(model_err(path, format!("{QUERY_MAP_FILE} holds a value that is not finite")));
+    }
+    Ok(map)
 }
 
 impl Embedder for CodeModel {
@@ -371,8 +499,8 @@ impl Embedder for CodeModel {
         self.meta.dim
     }
 
-    fn embed(&self, texts: &[&str], _role: Role) -> Result<Vectors> {
-        self.embed_leading(texts, self.meta.dim)
+    fn embed(&self, texts: &[&str], role: Role) -> Result<Vectors> {
+        self.embed_as(texts, self.meta.dim, role)
     }
 }
 
@@ -511,6 +639,90 @@ mod tests {
         assert!((got / along - 1.0).abs() < 0.05, "{got} against {along}");
         assert!(m.principal(0).is_err() && m.principal(5).is_err());
         assert!(one.meta().training["principal"]["from"].as_str() == Some(&m.identity()[..]));
+    }
+
+    /// `tiny()` with a query map that sends `file`'s direction to
+    /// `socket`'s and keeps the rest.
+    fn mapped() -> CodeModel {
+        let map = vec![
+            1.0, 0.0, 0.0, //
+            0.0, 0.0, 1.0, //
+            0.0, 0.0, 1.0,
+        ];
+        tiny().with_query_map(map).expect("a 3 x 3 map")
+    }
+
+    #[test]
+    fn a_query_map_moves_queries_and_leaves_documents() {
+        let (plain, m) = (tiny(), mapped());
+        assert_ne!(plain.identity(), m.identity(), "the map is part of the model");
+        let texts = ["file", "parse config"];
+        assert_eq!(
+            dense(m.embed(&texts, Role::Document)),
+            dense(plain.embed(&texts, Role::Document))
+        );
+        let close = |got: &[f32], want: [f32; 3]| {
+            let norm = want.iter().map(|x| x * x).sum::<f32>().sqrt();
+            got.iter().zip(want).all(|(a, b)| (a - b / norm).abs() < 0.01)
+        };
+        let q = dense(m.embed(&texts, Role::Query));
+        assert!(close(&q[..3], [0.0, 0.0, 1.0]), "file asks for socket: {q:?}");
+        // pars + config = (1.9, 0.1, 0), mapped to (1.9, 0, 0.1).
+        assert!(close(&q[3..], [1.9, 0.0, 0.1]), "{q:?}");
+        // In leading dimensions, a query is mapped whole, then cut:
+        // (1, 1, 0) to (1, 0, 1), then (1, 0).
+        let cut = dense(m.embed_as(&["file parse"], 2, Role::Query));
+        assert!((cut[0] - 1.0).abs() < 1e-4 && cut[1].abs() < 1e-4, "{cut:?}");
+        assert!(tiny().with_query_map(vec![1.0; 4]).is_err());
+        assert!(tiny().with_query_map(vec![f32::NAN; 9]).is_err());
+    }
+
+    #[test]
+    fn a_query_map_is_written_checked_and_rotated() {
+        let m = mapped();
+        let dir = tempfile::tempdir().expect("temp dir");
+        m.write(dir.path()).expect("writes");
+        let back = CodeModel::load(dir.path()).expect("loads");
+        assert_eq!(back.meta(), m.meta());
+        assert_eq!(back.query_map(), m.query_map());
+        let texts = ["file config", "socket"];
+        assert_eq!(dense(back.embed(&texts, Role::Query)), dense(m.embed(&texts, Role::Query)));
+
+        // Rotated onto its principal directions, queries and documents meet
+        // as before.
+        let rotated = m.principal(3).expect("rotates");
+        let scores = |model: &CodeModel| {
+            let q = dense(model.embed(&["file", "config pars"], Role::Query));
+            let d = dense(model.embed(&["socket", "pars", "file file"], Role::Document));
+            let dim = model.dimension();
+            let mut out: Vec<f32> = Vec::new();
+            for a in q.chunks_exact(dim) {
+                out.extend(
+                    d.chunks_exact(dim).map(|b| a.iter().zip(b).map(|(x, y)| x * y).sum::<f32>()),
+                );
+            }
+            out
+        };
+        for (a, b) in scores(&m).iter().zip(scores(&rotated)) {
+            assert!((a - b).abs() < 0.02, "{a} {b}");
+        }
+
+        // A damaged, missing or unannounced map is refused.
+        let path = dir.path().join(QUERY_MAP_FILE);
+        let mut bytes = std::fs::read(&path).expect("map");
+        bytes[0] ^= 1;
+        std::fs::write(&path, &bytes).expect("write");
+        assert!(CodeModel::load(dir.path()).is_err(), "a flipped bit is caught");
+        std::fs::write(&path, &bytes[..8]).expect("write");
+        let err = CodeModel::load(dir.path()).expect_err("a short map is refused");
+        assert!(err.to_string().contains("3 x 3"), "{err}");
+        std::fs::remove_file(&path).expect("remove");
+        let err = CodeModel::load(dir.path()).expect_err("a missing map is refused");
+        assert!(err.to_string().contains("missing"), "{err}");
+        tiny().write(dir.path()).expect("writes a model without a map");
+        assert!(!path.exists(), "an old map is not left beside it");
+        std::fs::write(&path, &bytes).expect("write");
+        assert!(CodeModel::load(dir.path()).is_err(), "a map meta.json does not announce");
     }
 
     #[cfg(feature = "builtin-model")]

@@ -1,7 +1,8 @@
 //! The corpus model and the code model joined: a text's vector is its
 //! corpus-model vector set end to end with its code-model vector in the
 //! code model's leading dimensions (both of unit length, the second scaled
-//! by [`CODE_MODEL_WEIGHT`]), scaled to unit length again. The corpus model
+//! by [`CODE_MODEL_WEIGHT`]; a query's through the code model's query map,
+//! [`CodeModel::embed_as`]), scaled to unit length again. The corpus model
 //! knows the repository's own vocabulary and topics; the code model knows
 //! what words mean in code at large. Their cosine is then a weighted sum of
 //! the two models' cosines.
@@ -104,7 +105,7 @@ impl Embedder for JoinedModel {
 
     fn embed(&self, texts: &[&str], role: Role) -> Result<Vectors> {
         let a = self.corpus.embed(texts, role)?.into_dense()?;
-        let b = self.code.embed_leading(texts, self.code_dims)?.into_dense()?;
+        let b = self.code.embed_as(texts, self.code_dims, role)?.into_dense()?;
         Ok(Vectors::Dense { dim: self.dimension(), data: self.join(&a, &b)? })
     }
 }
@@ -122,17 +123,17 @@ mod tests {
             "read settings from a yaml config",
         ];
         let corpus = CorpusModel::train(&docs, 4, Analyzer::default()).expect("trains");
+        let code = code_model();
+        JoinedModel::new(Arc::new(corpus), Arc::new(code), 2)
+    }
+
+    /// Four terms in two dimensions: connect and socket near the first
+    /// axis, config and set near the second.
+    fn code_model() -> CodeModel {
         let terms: Vec<String> = ["connect", "socket", "config", "set"].map(String::from).to_vec();
         let vectors = vec![1.0, 0.1, 0.9, 0.0, 0.0, 1.0, 0.1, 0.9];
-        let code = CodeModel::from_vectors(
-            &terms,
-            &vectors,
-            2,
-            Analyzer::default(),
-            serde_json::Value::Null,
-        )
-        .expect("a valid model");
-        JoinedModel::new(Arc::new(corpus), Arc::new(code), 2)
+        CodeModel::from_vectors(&terms, &vectors, 2, Analyzer::default(), serde_json::Value::Null)
+            .expect("a valid model")
     }
 
     #[test]
@@ -181,6 +182,23 @@ mod tests {
         let v = v.expect("dense");
         let code_half = v[m.corpus().dimension()];
         assert!(code_half > 0.0, "the first code dimension of socket is positive: {v:?}");
+    }
+
+    #[test]
+    fn queries_take_the_code_models_query_map_and_documents_do_not() {
+        let m = models();
+        // A map that sends every query to the code model's second axis.
+        let mapped = code_model().with_query_map(vec![0.0, 1.0, 0.0, 1.0]).expect("2 x 2");
+        let mapped = JoinedModel::new(m.corpus().clone(), Arc::new(mapped), 2);
+        let texts = ["connect to the socket"];
+        let dense = |model: &JoinedModel, role| {
+            model.embed(&texts, role).and_then(Vectors::into_dense).expect("dense")
+        };
+        assert_eq!(dense(&mapped, Role::Document), dense(&m, Role::Document));
+        let (q, da) = (dense(&mapped, Role::Query), m.corpus().dimension());
+        assert_eq!(q[da], 0.0, "{q:?}");
+        assert!(q[da + 1] > 0.0, "{q:?}");
+        assert_ne!(mapped.identity(), m.identity());
     }
 
     #[test]

@@ -1,10 +1,11 @@
 //! Static embedding models in the model2vec format, from a local folder:
 //! `model.safetensors` (a tensor `embeddings` of one row per token, f32, f16,
-//! bf16 or int8; optional `weights` per token and `mapping` from token to
-//! row), `tokenizer.json` and `config.json` (`normalize`). A text's vector is
-//! the mean of the rows of its first 512 tokens, each row scaled by its
-//! token's weight when the model has weights, then scaled to unit length
-//! unless `normalize` is false. The safetensors file is read directly, with
+//! bf16 or int8; optional `weights` per token, `mapping` from token to
+//! row and `query_map`, a square matrix), `tokenizer.json` and
+//! `config.json` (`normalize`). A text's vector is the mean of the rows of
+//! its first 512 tokens, each row scaled by its token's weight when the
+//! model has weights, times the query map if the text is a query and the
+//! model has one, then scaled to unit length unless `normalize` is false. The safetensors file is read directly, with
 //! no hub client. Nothing is ever downloaded.
 //!
 //! A model whose `config.json` names an analyzer in `terms` (the identity
@@ -40,6 +41,8 @@ pub struct StaticModel {
     embeddings: Vec<f32>,
     weights: Option<Vec<f32>>,
     mapping: Option<Vec<u32>>,
+    /// `dim * dim` values, row after row, that a query's mean multiplies.
+    query_map: Option<Vec<f32>>,
     normalize: bool,
     identity: String,
 }
@@ -187,6 +190,13 @@ impl StaticModel {
         {
             return Err(model_err(&model_path, "weights or mapping do not fit the embeddings"));
         }
+        let query_map = match tensors.remove("query_map") {
+            Some(t) if t.shape[..] == [dim, dim] && t.values.iter().all(|x| x.is_finite()) => {
+                Some(t.values)
+            }
+            Some(_) => return Err(model_err(&model_path, "query_map must be dim x dim, finite")),
+            None => None,
+        };
         let cfg: Value = serde_json::from_slice(
             &std::fs::read(&cfg_path).map_err(|e| model_err(&cfg_path, e.to_string()))?,
         )
@@ -218,12 +228,13 @@ impl StaticModel {
             embeddings: emb.values,
             weights,
             mapping,
+            query_map,
             normalize,
             identity,
         })
     }
 
-    fn embed_one(&self, text: &str, out: &mut [f32]) -> Result<()> {
+    fn embed_one(&self, text: &str, role: Role, out: &mut [f32]) -> Result<()> {
         let ids: Vec<u32> = match &self.tokens {
             Tokens::Tokenizer { tokenizer, max_chars } => tokenizer
                 .encode(
@@ -272,6 +283,12 @@ impl StaticModel {
         if count > 0 {
             out.iter_mut().for_each(|x| *x /= count as f32);
         }
+        if let (Role::Query, Some(map)) = (role, &self.query_map) {
+            let mean = out.to_vec();
+            for (j, o) in out.iter_mut().enumerate() {
+                *o = mean.iter().zip(map.chunks_exact(self.dim)).map(|(&x, row)| x * row[j]).sum();
+            }
+        }
         if self.normalize {
             let norm = out.iter().map(|x| x * x).sum::<f32>().sqrt();
             if norm > 1e-12 {
@@ -305,7 +322,8 @@ fn term_vocabulary(terms: &Value, tok_path: &Path, cfg_path: &Path) -> Result<To
 
 impl StaticModel {
     /// This model as a [`CodeModel`](crate::CodeModel) (its rows in 8 bits, each scaled by
-    /// its token's weight), when it is a model of analyzer terms;
+    /// its token's weight; its query map kept), when it is a model of
+    /// analyzer terms;
     /// `training` says how it was made.
     pub fn to_code_model(&self, training: Value) -> Result<super::CodeModel> {
         let Tokens::Terms { vocabulary, analyzer } = &self.tokens else {
@@ -327,7 +345,12 @@ impl StaticModel {
             terms.push(term.clone());
             vectors.extend(values.iter().map(|x| w * x));
         }
-        super::CodeModel::from_vectors(&terms, &vectors, self.dim, *analyzer, training)
+        let model =
+            super::CodeModel::from_vectors(&terms, &vectors, self.dim, *analyzer, training)?;
+        match &self.query_map {
+            Some(map) => model.with_query_map(map.clone()),
+            None => Ok(model),
+        }
     }
 }
 
@@ -340,8 +363,8 @@ impl Embedder for StaticModel {
         self.dim
     }
 
-    fn embed(&self, texts: &[&str], _role: Role) -> Result<Vectors> {
-        Vectors::dense_rows(self.dim, texts, |t, out| self.embed_one(t, out))
+    fn embed(&self, texts: &[&str], role: Role) -> Result<Vectors> {
+        Vectors::dense_rows(self.dim, texts, |t, out| self.embed_one(t, role, out))
     }
 }
 
@@ -394,6 +417,36 @@ mod tests {
         let config = serde_json::json!({"normalize": true, "terms": terms});
         std::fs::write(dir.path().join("config.json"), config.to_string()).unwrap();
         dir
+    }
+
+    #[test]
+    fn a_query_map_tensor_maps_queries_and_goes_into_the_code_model() {
+        let dir = tempfile::tempdir().unwrap();
+        // Two terms, (1, 0) and (0, 1); the map swaps the two axes.
+        let values = [1.0f32, 0.0, 0.0, 1.0, 0.0, 1.0, 1.0, 0.0];
+        let data: Vec<u8> = values.iter().flat_map(|x| x.to_le_bytes()).collect();
+        let header = r#"{"embeddings":{"dtype":"F32","shape":[2,2],"data_offsets":[0,16]},"query_map":{"dtype":"F32","shape":[2,2],"data_offsets":[16,32]}}"#;
+        std::fs::write(dir.path().join("model.safetensors"), safetensors(header, &data)).unwrap();
+        let tokenizer =
+            serde_json::json!({"model": {"type": "WordLevel", "vocab": {"socket": 0, "host": 1}}});
+        std::fs::write(dir.path().join("tokenizer.json"), tokenizer.to_string()).unwrap();
+        let config =
+            serde_json::json!({"normalize": true, "terms": Analyzer::default().identity()});
+        std::fs::write(dir.path().join("config.json"), config.to_string()).unwrap();
+        let model = StaticModel::load(dir.path()).unwrap();
+        let embed = |role| model.embed(&["socket"], role).and_then(Vectors::into_dense).unwrap();
+        assert_eq!(embed(Role::Document), [1.0, 0.0]);
+        assert_eq!(embed(Role::Query), [0.0, 1.0]);
+        let code = model.to_code_model(Value::Null).unwrap();
+        assert_eq!(code.query_map(), Some(&values[4..]));
+        let q = code.embed(&["socket"], Role::Query).and_then(Vectors::into_dense).unwrap();
+        assert!(q[0].abs() < 1e-6 && (q[1] - 1.0).abs() < 1e-6, "{q:?}");
+
+        // A map of the wrong shape is refused.
+        let header = r#"{"embeddings":{"dtype":"F32","shape":[2,2],"data_offsets":[0,16]},"query_map":{"dtype":"F32","shape":[1,4],"data_offsets":[16,32]}}"#;
+        std::fs::write(dir.path().join("model.safetensors"), safetensors(header, &data)).unwrap();
+        let err = StaticModel::load(dir.path()).unwrap_err();
+        assert!(err.to_string().contains("query_map"), "{err}");
     }
 
     #[test]
