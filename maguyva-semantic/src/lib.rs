@@ -1,8 +1,11 @@
 //! The semantic modality of Maguyva: code found by meaning.
 //!
-//! - [`Embedder`]s turn text into vectors. [`CorpusModel`], the built-in
-//!   default, learns latent semantic analysis from the indexed corpus at
-//!   index time (no download, no key, no network); [`StaticModel`] loads a
+//! - [`Embedder`]s turn text into vectors. [`CorpusModel`] learns latent
+//!   semantic analysis from the indexed corpus at index time (no download,
+//!   no key, no network); [`CodeModel`] holds vectors of the same terms
+//!   trained beforehand on public code, and a query map that questions go
+//!   through (built into the library); [`JoinedModel`], the default, sets
+//!   a text's two vectors end to end; [`StaticModel`] loads a
 //!   model2vec-format static model from a local folder; [`VoyageClient`]
 //!   calls Voyage AI (`voyage-code-3`) for vectors already packed as bits.
 //! - [`VectorIndex`] keeps one binary code per fragment: a full-precision
