@@ -396,8 +396,12 @@ impl CodeModel {
         Vectors::dense_rows(dims.clamp(1, dim), texts, |t, out| {
             let mut sum = vec![0f32; dim];
             self.embed_one(t, &mut sum);
-            for (j, o) in out.iter_mut().enumerate() {
-                *o = sum.iter().zip(map.chunks_exact(dim)).map(|(&x, row)| x * row[j]).sum();
+            // `sum` times the map, row by row: contiguous, and only the
+            // columns kept.
+            for (&x, row) in sum.iter().zip(map.chunks_exact(dim)) {
+                if x != 0.0 {
+                    out.iter_mut().zip(row).for_each(|(o, &m)| *o += x * m);
+                }
             }
             scale_to_unit(out);
             Ok(())

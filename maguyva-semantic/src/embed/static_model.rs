@@ -285,8 +285,9 @@ impl StaticModel {
         }
         if let (Role::Query, Some(map)) = (role, &self.query_map) {
             let mean = out.to_vec();
-            for (j, o) in out.iter_mut().enumerate() {
-                *o = mean.iter().zip(map.chunks_exact(self.dim)).map(|(&x, row)| x * row[j]).sum();
+            out.fill(0.0);
+            for (&x, row) in mean.iter().zip(map.chunks_exact(self.dim)) {
+                out.iter_mut().zip(row).for_each(|(o, &m)| *o += x * m);
             }
         }
         if self.normalize {
