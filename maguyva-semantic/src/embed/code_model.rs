@@ -126,7 +126,7 @@ impl CodeModel {
     ) -> Result<CodeModel> {
         let meta: CodeModelMeta = serde_json::from_slice(meta)
             .map_err(|e| model_err(path, format!("{META_FILE}: {e}")))?;
-        if !(1..=CODE_MODEL_FORMAT).contains(&meta.format) || (meta.format < 2 && meta.query_map) {
+        if !(1..=CODE_MODEL_FORMAT).contains(&meta.format) {
             return Err(model_err(
                 path,
                 format!("layout {} (this build reads 1 and {CODE_MODEL_FORMAT})", meta.format),
@@ -150,7 +150,10 @@ impl CodeModel {
             (true, Some(bytes)) => Some(read_query_map(path, bytes, meta.dim)?),
             (true, None) => return Err(model_err(path, format!("{QUERY_MAP_FILE} is missing"))),
             (false, Some(_)) => {
-                return Err(model_err(path, format!("{META_FILE} says of no {QUERY_MAP_FILE}")));
+                return Err(model_err(
+                    path,
+                    format!("{QUERY_MAP_FILE} is there but {META_FILE} does not announce it"),
+                ));
             }
         };
         Ok(CodeModel { meta, analyzer, map, rows, scales, query_map })
@@ -162,11 +165,12 @@ impl CodeModel {
     /// checksum, and so the model's identity, takes it in.
     pub fn with_query_map(mut self, map: Vec<f32>) -> Result<CodeModel> {
         let dim = self.meta.dim;
-        if map.len() != dim * dim || !map.iter().all(|x| x.is_finite()) {
-            return Err(model_err(
-                Path::new("(code model)"),
-                format!("a query map needs {} finite values, not {}", dim * dim, map.len()),
-            ));
+        let err = |reason: String| Err(model_err(Path::new("(code model)"), reason));
+        if map.len() != dim * dim {
+            return err(format!("a query map needs {} values, not {}", dim * dim, map.len()));
+        }
+        if !map.iter().all(|x| x.is_finite()) {
+            return err("a query map holds a value that is not finite".into());
         }
         self.meta.query_map = true;
         self.meta.format = CODE_MODEL_FORMAT;
@@ -696,8 +700,8 @@ mod tests {
         // as before.
         let rotated = m.principal(3).expect("rotates");
         let scores = |model: &CodeModel| {
-            let q = dense(model.embed(&["file", "config pars"], Role::Query));
-            let d = dense(model.embed(&["socket", "pars", "file file"], Role::Document));
+            let q = dense(model.embed(&["file", "config parse"], Role::Query));
+            let d = dense(model.embed(&["socket", "parse", "file file"], Role::Document));
             let dim = model.dimension();
             let mut out: Vec<f32> = Vec::new();
             for a in q.chunks_exact(dim) {
@@ -726,7 +730,8 @@ mod tests {
         tiny().write(dir.path()).expect("writes a model without a map");
         assert!(!path.exists(), "an old map is not left beside it");
         std::fs::write(&path, &bytes).expect("write");
-        assert!(CodeModel::load(dir.path()).is_err(), "a map meta.json does not announce");
+        let err = CodeModel::load(dir.path()).expect_err("a map meta.json does not announce");
+        assert!(err.to_string().contains("does not announce"), "{err}");
     }
 
     #[cfg(feature = "builtin-model")]

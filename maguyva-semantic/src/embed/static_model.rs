@@ -5,8 +5,9 @@
 //! `config.json` (`normalize`). A text's vector is the mean of the rows of
 //! its first 512 tokens, each row scaled by its token's weight when the
 //! model has weights, times the query map if the text is a query and the
-//! model has one, then scaled to unit length unless `normalize` is false. The safetensors file is read directly, with
-//! no hub client. Nothing is ever downloaded.
+//! model has one, then scaled to unit length unless `normalize` is false.
+//! The safetensors file is read directly, with no hub client. Nothing is
+//! ever downloaded.
 //!
 //! A model whose `config.json` names an analyzer in `terms` (the identity
 //! of [`Analyzer`], `tokens+porter2` for the index's) holds that analyzer's
