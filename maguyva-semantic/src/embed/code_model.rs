@@ -9,7 +9,7 @@
 //! only the rows of its own terms. Format and provenance: `model/README.md`
 //! of this crate.
 
-use super::{Embedder, Role, Vectors, scale_to_unit};
+use super::{Embedder, Role, Vectors, scale_to_unit, times_map};
 use crate::error::{Error, Result};
 use crate::pack::to_int8;
 use maguyva_core::{Analyzer, TermMatrix};
@@ -316,19 +316,20 @@ impl CodeModel {
         let (terms, vectors) = self.vectors();
         let second_moment = super::linalg::gram(&vectors, dim);
         let (_, basis) = super::linalg::symmetric_eigen(&second_moment, dim);
-        let basis = &basis;
         // Column j of `basis` is the j-th direction; keep the first `dims`.
-        let rotated: Vec<f32> = vectors
-            .par_chunks_exact(dim)
-            .flat_map_iter(|row| {
-                (0..dims).map(move |j| {
-                    row.iter()
-                        .enumerate()
-                        .map(|(i, &x)| f64::from(x) * basis[i * dim + j])
-                        .sum::<f64>() as f32
+        let rotate = |rows: &[f32]| -> Vec<f32> {
+            rows.par_chunks_exact(dim)
+                .flat_map_iter(|row| {
+                    (0..dims).map(|j| {
+                        row.iter()
+                            .enumerate()
+                            .map(|(i, &x)| f64::from(x) * basis[i * dim + j])
+                            .sum::<f64>() as f32
+                    })
                 })
-            })
-            .collect();
+                .collect()
+        };
+        let rotated = rotate(&vectors);
         let training = serde_json::json!({
             "principal": { "from": self.identity(), "dims": dims },
             "trainer": self.meta.training,
@@ -337,27 +338,14 @@ impl CodeModel {
         match &self.query_map {
             None => Ok(model),
             // In the new directions the map is B' M B, B the kept columns
-            // of `basis`: a query's rotated sum q B, mapped, is (q M) B.
+            // of `basis` (a query's rotated sum q B, mapped, is (q M) B):
+            // the rows of M rotated, then those of its transpose, (M B)' B.
             Some(map) => {
-                let column = |j: usize| (0..dim).map(move |i| basis[i * dim + j]);
-                let mb: Vec<f64> = (0..dim)
-                    .flat_map(|i| {
-                        let row = &map[i * dim..(i + 1) * dim];
-                        (0..dims).map(move |b| {
-                            column(b).zip(row).map(|(x, &m)| x * f64::from(m)).sum::<f64>()
-                        })
-                    })
-                    .collect();
-                let rotated_map: Vec<f32> = (0..dims)
-                    .flat_map(|a| {
-                        let mb = &mb;
-                        (0..dims).map(move |b| {
-                            column(a).enumerate().map(|(i, x)| x * mb[i * dims + b]).sum::<f64>()
-                                as f32
-                        })
-                    })
-                    .collect();
-                model.with_query_map(rotated_map)
+                let transpose = |m: &[f32], rows: usize, cols: usize| -> Vec<f32> {
+                    (0..cols).flat_map(|c| (0..rows).map(move |r| m[r * cols + c])).collect()
+                };
+                let mb_t = transpose(&rotate(map), dim, dims);
+                model.with_query_map(transpose(&rotate(&mb_t), dims, dims))
             }
         }
     }
@@ -400,13 +388,7 @@ impl CodeModel {
         Vectors::dense_rows(dims.clamp(1, dim), texts, |t, out| {
             let mut sum = vec![0f32; dim];
             self.embed_one(t, &mut sum);
-            // `sum` times the map, row by row: contiguous, and only the
-            // columns kept.
-            for (&x, row) in sum.iter().zip(map.chunks_exact(dim)) {
-                if x != 0.0 {
-                    out.iter_mut().zip(row).for_each(|(o, &m)| *o += x * m);
-                }
-            }
+            times_map(&sum, map, out);
             scale_to_unit(out);
             Ok(())
         })

@@ -39,6 +39,18 @@ pub(crate) fn scale_to_unit(v: &mut [f32]) {
     }
 }
 
+/// Sets `out` to `v` times `map` (`v.len()` rows of `map.len() / v.len()`
+/// values), in the map's first `out.len()` columns: a query map's product,
+/// row by row so that it runs over contiguous values.
+pub(crate) fn times_map(v: &[f32], map: &[f32], out: &mut [f32]) {
+    out.fill(0.0);
+    for (&x, row) in v.iter().zip(map.chunks_exact(map.len() / v.len().max(1))) {
+        if x != 0.0 {
+            out.iter_mut().zip(row).for_each(|(o, &m)| *o += x * m);
+        }
+    }
+}
+
 /// Whether a text is a query or a document.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Role {

@@ -286,10 +286,7 @@ impl StaticModel {
         }
         if let (Role::Query, Some(map)) = (role, &self.query_map) {
             let mean = out.to_vec();
-            out.fill(0.0);
-            for (&x, row) in mean.iter().zip(map.chunks_exact(self.dim)) {
-                out.iter_mut().zip(row).for_each(|(o, &m)| *o += x * m);
-            }
+            super::times_map(&mean, map, out);
         }
         if self.normalize {
             let norm = out.iter().map(|x| x * x).sum::<f32>().sqrt();
