@@ -179,6 +179,14 @@ impl CodeModel {
         Ok(self)
     }
 
+    /// This model with `training` as its description of how it was made
+    /// (`meta.json`'s `training`); the vectors, and so the checksum, are
+    /// unchanged.
+    pub fn with_training(mut self, training: serde_json::Value) -> CodeModel {
+        self.meta.training = training;
+        self
+    }
+
     /// The query map, if the model has one (`dim * dim` values).
     pub fn query_map(&self) -> Option<&[f32]> {
         self.query_map.as_deref()
@@ -348,6 +356,35 @@ impl CodeModel {
                 model.with_query_map(transpose(&rotate(&mb_t), dims, dims))
             }
         }
+    }
+
+    /// This model with every row multiplied by `map` (`dim * dim` values,
+    /// row after row: a row `r` becomes `r M`), stored in 8 bits again, so
+    /// a document's sum `s` becomes `s M`. The query map is dropped: a
+    /// query's sum changes with the rows, so the map that goes with the new
+    /// rows is given after, with [`CodeModel::with_query_map`] (to embed
+    /// queries as before, `M⁻¹` times the old map). `meta.json`'s
+    /// `training` records the model it came from.
+    pub fn with_row_map(&self, map: &[f32]) -> Result<CodeModel> {
+        let dim = self.meta.dim;
+        let err = |reason: String| Err(model_err(Path::new("(code model)"), reason));
+        if map.len() != dim * dim {
+            return err(format!("a row map needs {} values, not {}", dim * dim, map.len()));
+        }
+        if !map.iter().all(|x| x.is_finite()) {
+            return err("a row map holds a value that is not finite".into());
+        }
+        let (terms, vectors) = self.vectors();
+        let mut mapped = vec![0f32; vectors.len()];
+        mapped
+            .par_chunks_exact_mut(dim)
+            .zip(vectors.par_chunks_exact(dim))
+            .for_each(|(out, row)| super::times_map(row, map, out));
+        let training = serde_json::json!({
+            "row_map": { "from": self.identity() },
+            "before": self.meta.training,
+        });
+        CodeModel::from_vectors(&terms, &mapped, dim, self.analyzer, training)
     }
 
     /// What `meta.json` says.
@@ -714,6 +751,70 @@ mod tests {
         std::fs::write(&path, &bytes).expect("write");
         let err = CodeModel::load(dir.path()).expect_err("a map meta.json does not announce");
         assert!(err.to_string().contains("does not announce"), "{err}");
+    }
+
+    #[test]
+    fn a_replaced_map_and_training_notes_survive_a_write() {
+        // As pack_code_model --query-map does: a packed model, its map
+        // replaced and the fit noted; rows and documents stay as they were.
+        let m = mapped();
+        let identity = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0];
+        let note = serde_json::json!({"query_map_fit": {"questions": 3}});
+        let refit =
+            m.with_query_map(identity.to_vec()).expect("a 3 x 3 map").with_training(note.clone());
+        assert_eq!(refit.meta().training, note);
+        assert_ne!(refit.identity(), mapped().identity(), "a new map is a new model");
+        let texts = ["file", "socket parse"];
+        assert_eq!(
+            dense(refit.embed(&texts, Role::Document)),
+            dense(mapped().embed(&texts, Role::Document))
+        );
+        let (q, d) =
+            (dense(refit.embed(&texts, Role::Query)), dense(tiny().embed(&texts, Role::Document)));
+        assert!(
+            q.iter().zip(&d).all(|(a, b)| (a - b).abs() < 1e-6),
+            "the identity map asks as documents are embedded: {q:?} {d:?}"
+        );
+        let dir = tempfile::tempdir().expect("temp dir");
+        refit.write(dir.path()).expect("writes");
+        let back = CodeModel::load(dir.path()).expect("loads");
+        assert_eq!(back.meta(), refit.meta());
+        assert_eq!(back.query_map(), Some(&identity[..]));
+    }
+
+    #[test]
+    fn a_row_map_moves_documents_and_the_map_given_with_it_keeps_queries() {
+        let m = mapped();
+        // Swaps the first two dimensions and doubles the third.
+        let swap = [0.0, 1.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 2.0];
+        let moved = m.with_row_map(&swap).expect("a 3 x 3 map");
+        assert!(moved.query_map().is_none(), "the old map no longer fits the rows");
+        assert!(m.with_row_map(&[1.0; 4]).is_err());
+        assert!(m.with_row_map(&[f32::INFINITY; 9]).is_err());
+        let texts = ["file", "parse config", "socket"];
+        let swapped = |v: &[f32]| -> Vec<f32> {
+            v.chunks_exact(3)
+                .flat_map(|r| {
+                    let n = (r[1] * r[1] + r[0] * r[0] + 4.0 * r[2] * r[2]).sqrt();
+                    [r[1] / n, r[0] / n, 2.0 * r[2] / n]
+                })
+                .collect()
+        };
+        let want = swapped(&dense(m.embed(&texts, Role::Document)));
+        let got = dense(moved.embed(&texts, Role::Document));
+        assert!(got.iter().zip(&want).all(|(a, b)| (a - b).abs() < 0.02), "{got:?} {want:?}");
+        // The inverse of the row map times the old map asks as before.
+        let inverse = [0.0, 1.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.5];
+        let old = m.query_map().expect("a map");
+        let mut kept = vec![0f32; 9];
+        for (row, out) in inverse.chunks_exact(3).zip(kept.chunks_exact_mut(3)) {
+            crate::embed::times_map(row, old, out);
+        }
+        let moved = moved.with_query_map(kept).expect("a 3 x 3 map");
+        let (q, want) =
+            (dense(moved.embed(&texts, Role::Query)), dense(m.embed(&texts, Role::Query)));
+        assert!(q.iter().zip(&want).all(|(a, b)| (a - b).abs() < 0.02), "{q:?} {want:?}");
+        assert_eq!(moved.meta().training["row_map"]["from"], m.identity());
     }
 
     #[cfg(feature = "builtin-model")]
