@@ -24,11 +24,11 @@
 //!   corpus-model vectors and their code-model vectors before the query map
 //!   (the sum of their terms' rows, unit length).
 //!
-//! A fragment's document is its file's path and its text, as the index
-//! embeds it.
+//! A fragment's text is the one the index embeds (`semantic_text`: its
+//! file's path, then its document).
 
 use anyhow::Context;
-use maguyva_cli::engine::{IndexSettings, build_index};
+use maguyva_cli::engine::{IndexSettings, build_index, semantic_text};
 use maguyva_cli::eval::{Benchmark, path_matches};
 use maguyva_core::{IndexDir, NoProgress, TermMatrix};
 use maguyva_semantic::{
@@ -92,7 +92,7 @@ fn run(
         let documents = index.content.fragment_documents(&index.fragments);
         let files: Vec<usize> = index.fragments.iter().map(|(_, f)| f.file.index()).collect();
         let texts: Vec<String> = (files.iter().zip(&documents))
-            .map(|(&f, d)| format!("{}\n{d}", paths.get(f).copied().unwrap_or("")))
+            .map(|(&f, d)| semantic_text(paths.get(f).copied().unwrap_or(""), d))
             .collect();
         let matrix = TermMatrix::build(&texts, analyzer);
         let (corpus, corpus_vectors) =

@@ -860,6 +860,13 @@ fn build_graph(
     Ok(b.build()?)
 }
 
+/// The text the semantic modality embeds for a fragment: its file's path,
+/// then the fragment's document. The path names what its code is about as
+/// often as the code does (`float.lua`, `Column.kt`).
+pub fn semantic_text(path: &str, document: &str) -> String {
+    format!("{path}\n{document}")
+}
+
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
@@ -1210,14 +1217,11 @@ fn build_once(
         };
         let text_ms = ms(t.elapsed());
         let t = Instant::now();
-        // The file's path names what its code is about as often as the
-        // code does (`float.lua`, `Column.kt`), so it is embedded with each
-        // fragment.
         let semantic = |documents: &[String], made: &dyn Fn(usize) -> bool| -> Vec<String> {
             let path = |f: FileId| paths.get(f.index()).copied().unwrap_or("");
             (fragments.iter().zip(documents).enumerate())
                 .map(|(c, ((_, f), d))| match made(c) {
-                    true => format!("{}\n{d}", path(f.file)),
+                    true => semantic_text(path(f.file), d),
                     false => String::new(),
                 })
                 .collect()

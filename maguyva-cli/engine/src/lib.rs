@@ -37,7 +37,9 @@ mod settings;
 mod verify;
 
 pub use budget::BudgetReport;
-pub use build::{BuildOptions, BuildReport, MODEL_DRIFT_LIMIT, build_index, build_index_with};
+pub use build::{
+    BuildOptions, BuildReport, MODEL_DRIFT_LIMIT, build_index, build_index_with, semantic_text,
+};
 pub use embedder::{EmbedderChoice, VOYAGE_KEY_VAR, VOYAGE_URL_VAR};
 pub use graph_report::{
     CallerRef, CallersReport, DefinitionRef, DependentRef, FileRef, ImpactReport,

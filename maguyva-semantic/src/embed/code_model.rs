@@ -164,14 +164,7 @@ impl CodeModel {
     /// scaled to unit length, while documents are embedded as before. The
     /// checksum, and so the model's identity, takes it in.
     pub fn with_query_map(mut self, map: Vec<f32>) -> Result<CodeModel> {
-        let dim = self.meta.dim;
-        let err = |reason: String| Err(model_err(Path::new("(code model)"), reason));
-        if map.len() != dim * dim {
-            return err(format!("a query map needs {} values, not {}", dim * dim, map.len()));
-        }
-        if !map.iter().all(|x| x.is_finite()) {
-            return err("a query map holds a value that is not finite".into());
-        }
+        check_map(&map, self.meta.dim, "query map")?;
         self.meta.query_map = true;
         self.meta.format = CODE_MODEL_FORMAT;
         self.meta.crc = parts_crc(&self.rows, &self.scales, Some(&map));
@@ -367,13 +360,7 @@ impl CodeModel {
     /// `training` records the model it came from.
     pub fn with_row_map(&self, map: &[f32]) -> Result<CodeModel> {
         let dim = self.meta.dim;
-        let err = |reason: String| Err(model_err(Path::new("(code model)"), reason));
-        if map.len() != dim * dim {
-            return err(format!("a row map needs {} values, not {}", dim * dim, map.len()));
-        }
-        if !map.iter().all(|x| x.is_finite()) {
-            return err("a row map holds a value that is not finite".into());
-        }
+        check_map(map, dim, "row map")?;
         let (terms, vectors) = self.vectors();
         let mut mapped = vec![0f32; vectors.len()];
         mapped
@@ -490,6 +477,19 @@ impl CodeModel {
         });
         Some(data)
     }
+}
+
+/// Checks that `map`, a `what` given to a model of `dim` dimensions, holds
+/// `dim * dim` finite values.
+fn check_map(map: &[f32], dim: usize, what: &str) -> Result<()> {
+    let err = |reason: String| Err(model_err(Path::new("(code model)"), reason));
+    if map.len() != dim * dim {
+        return err(format!("a {what} needs {} values, not {}", dim * dim, map.len()));
+    }
+    if !map.iter().all(|x| x.is_finite()) {
+        return err(format!("a {what} holds a value that is not finite"));
+    }
+    Ok(())
 }
 
 /// CRC-32 of a model's rows, then its scales, then its query map's bytes.
