@@ -322,22 +322,25 @@ impl<'a> TableWriter<'a> {
     }
 
     /// Adds symbol `i` of `previous` as it is stored, but in file `file`;
-    /// it lies in the file whose symbols start at `start` there and at
+    /// it lies in the file whose symbols are `symbols` there and start at
     /// `base` here. `None` when `previous` is damaged.
     fn copy(
         &mut self,
         previous: &'a SymbolTable,
         i: u32,
         file: FileId,
-        start: u32,
+        symbols: std::ops::Range<u32>,
         base: u32,
     ) -> Option<()> {
         let at = i as usize;
         let r = previous.records.get(at * RECORD..(at + 1) * RECORD)?;
-        // Containers lie in the same file, before what they contain.
+        // A container lies in the same file, before or after what it
+        // contains (an `impl` before its type). The whole file moves by one
+        // offset, so a qualified name built from an earlier container's
+        // still is (the reader checked that it is earlier).
         let container = match r[5] {
             NO_CONTAINER => NO_CONTAINER,
-            c if c < i => c.checked_sub(start)?.checked_add(base)?,
+            c if symbols.contains(&c) => (c - symbols.start).checked_add(base)?,
             _ => return None,
         };
         self.records.extend([r[0], file.0, r[2], r[3], r[4], container]);
@@ -440,9 +443,10 @@ impl SymbolTable {
             let symbols = (start..end).map(|i| {
                 let mut s = previous.symbol(SymbolId(i))?;
                 s.file = FileId(f as u32);
-                // Containers lie in the same file, after its first symbol.
+                // A container lies in the same file, before or after.
                 s.container = match s.container {
-                    Some(c) => Some(c.checked_sub(start)?),
+                    Some(c) if (start..end).contains(&c) => Some(c - start),
+                    Some(_) => return None,
                     None => None,
                 };
                 Some(s)
@@ -499,7 +503,7 @@ impl SymbolTable {
                         old.ok_or_else(|| Error::Parse(format!("no symbols for file {f}")))?;
                     for i in start..end {
                         table
-                            .copy(previous, i, FileId(f as u32), start, base)
+                            .copy(previous, i, FileId(f as u32), start..end, base)
                             .ok_or_else(damaged)?;
                     }
                     (Some(start), end - start)
@@ -849,10 +853,12 @@ mod tests {
         assert_eq!(t.get(SymbolId(1)).unwrap().container, Some(0));
     }
 
-    /// Python sources from a few fixed pieces, so that files share names,
-    /// name words and doc words.
-    fn python_file(pieces: &[u8]) -> String {
-        const PIECES: [&str; 6] = [
+    /// Sources from a few fixed pieces, so that files share names, name
+    /// words and doc words: Python, or Rust whose containers may come
+    /// after what they contain (an `impl` or a trait's `impl` before its
+    /// type, a method of a type defined in another piece).
+    fn source_file(rust: bool, pieces: &[u8]) -> (Language, String) {
+        const PYTHON: [&str; 6] = [
             "def parse_config(path):\n    \"Reads the config file.\"\n    return path\n",
             "class ConfigStore:\n    \"Keeps every loaded config.\"\n    def load(self):\n        pass\n",
             "def load_file(name):\n    pass\n",
@@ -860,7 +866,24 @@ mod tests {
             "def emit_tokens():\n    \"Writes tokens out.\"\n    pass\n",
             "RETRY_LIMIT = 3\n",
         ];
-        pieces.iter().map(|&p| PIECES[p as usize % PIECES.len()]).collect()
+        const RUST: [&str; 7] = [
+            "impl Foo {\n    /// Reads the config file.\n    fn bar() {}\n}\n",
+            "struct Foo;\n",
+            "impl Not for Ka {\n    fn not(self) {}\n}\n",
+            "enum Ka { On }\n",
+            "mod net {\n    impl Pool {\n        pub fn take(&self) {}\n    }\n    pub struct Pool;\n}\n",
+            "/// Parses text into tokens.\nfn parse(text: &str) {}\n",
+            "trait Load {\n    fn load(&self);\n}\nimpl Load for Foo {\n    fn load(&self) {}\n}\n",
+        ];
+        match rust {
+            true => {
+                (Language::Rust, pieces.iter().map(|&p| RUST[p as usize % RUST.len()]).collect())
+            }
+            false => (
+                Language::Python,
+                pieces.iter().map(|&p| PYTHON[p as usize % PYTHON.len()]).collect(),
+            ),
+        }
     }
 
     fn saved(t: &SymbolTable) -> Vec<u8> {
@@ -869,45 +892,56 @@ mod tests {
         std::fs::read(dir.path().join(SYMBOLS_FILE)).unwrap()
     }
 
+    /// A file of the generators below: its language (Rust or Python) and
+    /// the pieces it is made of.
+    fn file_strategy() -> impl proptest::strategy::Strategy<Value = (bool, Vec<u8>)> {
+        (proptest::bool::ANY, proptest::collection::vec(0u8..7, 0..5))
+    }
+
     proptest::proptest! {
         /// A table patched from the previous one, whatever files were kept,
-        /// edited, added or removed, is the table built from scratch, to
-        /// the byte.
+        /// edited, added or removed, and in whatever order their
+        /// containers come, is the table built from scratch, to the byte,
+        /// and one its reader accepts.
         #[test]
         fn patched_table_equals_a_rebuild(
-            before in proptest::collection::vec(proptest::collection::vec(0u8..6, 0..4), 0..6),
-            fates in proptest::collection::vec((0u8..4, proptest::collection::vec(0u8..6, 0..4)), 8),
+            before in proptest::collection::vec(file_strategy(), 0..6),
+            fates in proptest::collection::vec((0u8..4, file_strategy()), 8),
         ) {
-            let old_texts: Vec<String> = before.iter().map(|p| python_file(p)).collect();
+            let old_texts: Vec<(Language, String)> =
+                before.iter().map(|(rust, p)| source_file(*rust, p)).collect();
             // Each old file is kept, edited or removed; a new file may follow.
-            let mut new_texts: Vec<String> = Vec::new();
+            let mut new_texts: Vec<(Language, String)> = Vec::new();
             let mut kept: Vec<Option<FileId>> = Vec::new();
-            for (i, (text, (fate, pieces))) in old_texts.iter().zip(&fates).enumerate() {
+            for (i, (text, (fate, (rust, pieces)))) in old_texts.iter().zip(&fates).enumerate() {
                 match fate {
                     0 | 1 => {
                         new_texts.push(text.clone());
                         kept.push(Some(FileId(i as u32)));
                     }
                     2 => {
-                        new_texts.push(python_file(pieces));
+                        new_texts.push(source_file(*rust, pieces));
                         kept.push(None);
                     }
                     _ => {}
                 }
                 if *fate == 1 {
-                    new_texts.push(python_file(pieces));
+                    new_texts.push(source_file(*rust, pieces));
                     kept.push(None);
                 }
             }
-            let parse = |texts: &[String]| -> Vec<FileOutline> {
+            let parse = |texts: &[(Language, String)]| -> Vec<FileOutline> {
                 texts
                     .iter()
                     .enumerate()
-                    .map(|(i, t)| outline(Language::Python, t, FileId(i as u32)))
+                    .map(|(i, (l, t))| outline(*l, t, FileId(i as u32)))
                     .collect()
             };
             let analyzer = Analyzer::default();
-            let previous = SymbolTable::build(&parse(&old_texts), analyzer).unwrap();
+            let dir = tempfile::tempdir().unwrap();
+            SymbolTable::build(&parse(&old_texts), analyzer).unwrap().save(dir.path()).unwrap();
+            // The previous table as a refresh has it: read back from its file.
+            let previous = SymbolTable::load(dir.path(), old_texts.len()).unwrap();
             let outlines = parse(&new_texts);
             // Kept files of even number are given no outline: their symbols
             // come from the previous table.
@@ -919,6 +953,86 @@ mod tests {
             let patched = SymbolTable::patched(&given, analyzer, &previous, &kept).unwrap();
             let rebuilt = SymbolTable::build(&outlines, analyzer).unwrap();
             proptest::prop_assert_eq!(saved(&patched), saved(&rebuilt));
+            patched.save(dir.path()).unwrap();
+            let again = SymbolTable::load(dir.path(), new_texts.len()).unwrap();
+            let expected: Vec<Symbol> = outlines
+                .iter()
+                .scan(0u32, |base, o| {
+                    let at = *base;
+                    *base += o.symbols.len() as u32;
+                    Some(o.symbols.iter().map(move |s| Symbol {
+                        container: s.container.map(|c| c + at),
+                        doc: doc_summary(&s.doc).to_string(),
+                        ..s.clone()
+                    }))
+                })
+                .flatten()
+                .collect();
+            let got: Vec<Symbol> =
+                (0..again.len() as u32).filter_map(|i| again.symbol(SymbolId(i))).collect();
+            proptest::prop_assert_eq!(got, expected);
+        }
+
+        /// Whatever symbols a writer is given (containers anywhere in their
+        /// file, before or after, qualified names built from them or not),
+        /// the table it writes is one its reader accepts, and reads back
+        /// the same symbols.
+        #[test]
+        fn a_written_table_is_always_read_back(
+            files in proptest::collection::vec(
+                proptest::collection::vec(
+                    (0u8..5, proptest::option::of(0u32..8), 0u8..4, proptest::sample::select(SymbolKind::ALL.to_vec())),
+                    0..8,
+                ),
+                0..4,
+            ),
+        ) {
+            const NAMES: [&str; 5] = ["Foo", "bar", "load_file", "Ka", "not"];
+            let outlines: Vec<FileOutline> = files
+                .iter()
+                .enumerate()
+                .map(|(f, symbols)| {
+                    let n = symbols.len() as u32;
+                    let mut out: Vec<Symbol> = Vec::new();
+                    for (i, &(name, container, how, kind)) in symbols.iter().enumerate() {
+                        let name = NAMES[name as usize].to_string();
+                        let container = container.map(|c| c % n);
+                        // The container's name, whether it comes before or
+                        // after: what an extraction does.
+                        let outer = container.map(|c| NAMES[symbols[c as usize].0 as usize]);
+                        let qualified_name = match (how, outer) {
+                            (0, Some(outer)) => format!("{outer}::{name}"),
+                            (1, Some(outer)) => format!("{outer}.{name}"),
+                            (2, _) => format!("pkg.{name}"),
+                            _ => name.clone(),
+                        };
+                        out.push(Symbol {
+                            name,
+                            qualified_name,
+                            kind,
+                            file: FileId(f as u32),
+                            lines: LineSpan::new(i as u32 + 1, i as u32 + 2),
+                            name_line: i as u32 + 1,
+                            signature: format!("sig {i}"),
+                            doc: String::new(),
+                            container,
+                        });
+                    }
+                    FileOutline { symbols: out, ..Default::default() }
+                })
+                .collect();
+            let dir = tempfile::tempdir().unwrap();
+            SymbolTable::build(&outlines, Analyzer::default()).unwrap().save(dir.path()).unwrap();
+            let again = SymbolTable::load(dir.path(), outlines.len()).unwrap();
+            let mut base = 0u32;
+            for o in &outlines {
+                for (i, s) in o.symbols.iter().enumerate() {
+                    let got = again.symbol(SymbolId(base + i as u32)).unwrap();
+                    proptest::prop_assert_eq!(&got.qualified_name, &s.qualified_name);
+                    proptest::prop_assert_eq!(got.container, s.container.map(|c| c + base));
+                }
+                base += o.symbols.len() as u32;
+            }
         }
     }
 
