@@ -17,8 +17,9 @@ pub const OUTLINES_FILE: &str = "outlines.mgv";
 
 /// Outline file format. Changelog: v1 initial; v2 each outline compressed;
 /// v3 outlines compressed together, in blocks; v4 sectioned-file entries of
-/// 40 bytes (small files compressed).
-pub const OUTLINES_FORMAT: FormatVersion = FormatVersion { kind: *b"OUTL", current: 4, oldest: 4 };
+/// 40 bytes (small files compressed); v5 symbols' file numbers written as
+/// 0, so that an outline's bytes depend on its file's text alone.
+pub const OUTLINES_FORMAT: FormatVersion = FormatVersion { kind: *b"OUTL", current: 5, oldest: 5 };
 
 /// Encoded outlines are compressed together in blocks: outlines of one
 /// language repeat each other's names and shapes, which compressing each
@@ -104,7 +105,7 @@ fn writer_in_blocks(
             }
             let piece = match (kept.get(i).copied().flatten(), o) {
                 (Some(p), _) => Piece::Kept(p),
-                (None, Some(o)) => Piece::Encoded(store::encode("outline", o)?),
+                (None, Some(o)) => Piece::Encoded(encode(o)?),
                 (None, None) => Piece::Encoded(store::encode("outline", &FileOutline::default())?),
             };
             Ok(Some((key, piece)))
@@ -192,6 +193,21 @@ fn writer_in_blocks(
         .array("hashes", &hashes)?
         .precompressed("blob", &blob)?;
     Ok(w)
+}
+
+/// An outline's bytes, with its symbols in file 0: the same text gives the
+/// same bytes whatever the file's number (a refresh keeps an unchanged
+/// file's bytes as they are while its number moves), and a reader sets
+/// the number.
+fn encode(outline: &FileOutline) -> Result<Vec<u8>> {
+    if outline.symbols.iter().all(|s| s.file == FileId(0)) {
+        return store::encode("outline", outline);
+    }
+    let mut numbered = outline.clone();
+    for s in &mut numbered.symbols {
+        s.file = FileId(0);
+    }
+    store::encode("outline", &numbered)
 }
 
 /// The outlines of a generation, to take unchanged files' from.
@@ -461,12 +477,29 @@ mod tests {
             let kept = frame(&new, j) == frame(&old, j);
             assert_eq!(kept, j != 5, "block {j}");
         }
-        let fresh =
-            zstd::bulk::compress(&store::encode("outline", &outlines[5]).unwrap(), 1).unwrap();
+        let fresh = zstd::bulk::compress(&encode(&outlines[5]).unwrap(), 1).unwrap();
         assert_eq!(frame(&new, 5), fresh);
         for (i, f) in files.iter().enumerate() {
             assert_eq!(new.get(f, FileId(i as u32)).unwrap(), outlines[i]);
         }
+    }
+
+    /// An outline's bytes are its text's alone: the same file under another
+    /// number encodes the same, and reads back under the number asked.
+    #[test]
+    fn an_outline_is_encoded_without_its_file_number() {
+        let text = "package m\n\nfunc Take() {}\n";
+        let at = |i: u32| maguyva_ast::outline(Language::Go, text, FileId(i));
+        assert!(at(7).symbols.iter().all(|s| s.file == FileId(7)));
+        assert_eq!(encode(&at(7)).unwrap(), encode(&at(0)).unwrap());
+        let files = vec![source("m.go", Language::Go, text)];
+        let tmp = tempfile::tempdir().unwrap();
+        writer_in_blocks("x", &keys(&files), &[Some(at(7))], &[None], None, ONE_PER_BLOCK)
+            .unwrap()
+            .write(&tmp.path().join(OUTLINES_FILE))
+            .unwrap();
+        let cache = OutlineCache::open(tmp.path(), "x").unwrap();
+        assert_eq!(cache.get(&files[0], FileId(3)).unwrap(), at(3));
     }
 
     /// A refresh writes the file a build from scratch writes, and opens
