@@ -93,6 +93,24 @@ pub enum Error {
     },
 }
 
+/// An error with every cause under it, `: `-separated, on one line: what a
+/// log line or a note must say whole (a modality's error alone names only
+/// the modality).
+pub fn error_chain(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut out = e.to_string();
+    let mut source = e.source();
+    while let Some(cause) = source {
+        let text = cause.to_string();
+        // Wrappers that show their cause as their own text add nothing.
+        if !out.ends_with(&text) {
+            out.push_str(": ");
+            out.push_str(&text);
+        }
+        source = cause.source();
+    }
+    out.replace('\n', " ")
+}
+
 impl Error {
     /// An [`Error::Io`] for `path`.
     pub fn io(action: &'static str, path: impl Into<PathBuf>, source: std::io::Error) -> Error {
@@ -110,5 +128,18 @@ impl Error {
         source: impl std::error::Error + Send + Sync + 'static,
     ) -> Error {
         Error::Modality { modality, source: Box::new(source) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_chain_names_every_cause_once() {
+        let io = Error::io("reading", "/r/a.rs", std::io::Error::other("disk on fire"));
+        assert_eq!(error_chain(&io), "reading /r/a.rs: disk on fire");
+        let wrapped = Error::modality(Modality::Structural, io);
+        assert_eq!(error_chain(&wrapped), "structural modality: reading /r/a.rs: disk on fire");
     }
 }

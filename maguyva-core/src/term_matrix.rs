@@ -296,8 +296,8 @@ mod tests {
 
         #[test]
         fn prefixes_equal_analyzing_the_joined_texts(
-            docs in proptest::collection::vec(("[a-zA-Z_ ]{0,30}", 0usize..4), 0..50),
-            prefixes in proptest::collection::vec("[a-z/._]{0,20}", 4),
+            docs in proptest::collection::vec(("[a-zA-Z0-9_ .:(){}\\-]{0,30}", 0usize..4), 0..50),
+            prefixes in proptest::collection::vec("[a-zA-Z0-9/._\\-]{0,20}", 4),
         ) {
             let texts: Vec<&str> = docs.iter().map(|(d, _)| d.as_str()).collect();
             let m = TermMatrix::build(&texts, Analyzer::default());

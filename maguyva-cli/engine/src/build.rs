@@ -67,6 +67,9 @@ pub struct BuildReport {
     pub stages_ms: Vec<(String, f64)>,
     /// Total time, in milliseconds.
     pub total_ms: f64,
+    /// Why a refresh could not take what it meant to from the previous
+    /// generation, which this build then made from scratch instead.
+    pub recovered: Option<String>,
 }
 
 /// A corpus model is kept by a refresh until more than this share of the
@@ -114,6 +117,11 @@ impl BuildOptions {
     /// just the same.
     pub const REREAD: BuildOptions =
         BuildOptions { trust_unchanged_stat: false, ..BuildOptions::REFRESH };
+
+    /// Whether anything is taken from the previous generation.
+    pub fn reuses(self) -> bool {
+        self.reuse_outlines || self.reuse_model || self.reuse_text
+    }
 }
 
 /// How this build's files and fragments stand to the previous
@@ -723,32 +731,42 @@ impl Previous {
     }
 }
 
-/// The walk's files as read, in path order: `read`, and in place of each
-/// file `trusted` gives the previous generation's record, its text not read
-/// (empty).
+/// The walk's files as read, in path order, each with its text: `read`,
+/// and in place of each file `trusted` gives the previous generation's
+/// record, its text not read (`None`). A file the read skipped is in
+/// neither, so the result can be shorter than `walked`.
 fn with_trusted(
     walked: &[maguyva_core::FileStat],
     trusted: &[Option<&FileEntry>],
     read: Vec<maguyva_core::SourceFile>,
-) -> Vec<maguyva_core::SourceFile> {
+) -> (Vec<maguyva_core::SourceFile>, Vec<Option<String>>) {
     let mut read = read.into_iter().peekable();
     let mut files = Vec::with_capacity(walked.len());
+    let mut texts = Vec::with_capacity(walked.len());
     for (stat, old) in walked.iter().zip(trusted) {
         match old {
-            Some(old) => files.push(maguyva_core::SourceFile {
-                path: old.path.clone(),
-                language: old.language,
-                text: String::new(),
-                size: old.size,
-                mtime_ns: old.mtime_ns,
-                hash: old.hash,
-                lossy: old.lossy,
-            }),
+            Some(old) => {
+                files.push(maguyva_core::SourceFile {
+                    path: old.path.clone(),
+                    language: old.language,
+                    text: String::new(),
+                    size: old.size,
+                    mtime_ns: old.mtime_ns,
+                    hash: old.hash,
+                    lossy: old.lossy,
+                });
+                texts.push(None);
+            }
             // A file the read skipped (binary, too large ...) is not there.
-            None => files.extend(read.next_if(|f| f.path == stat.path)),
+            None => {
+                if let Some(mut file) = read.next_if(|f| f.path == stat.path) {
+                    texts.push(Some(std::mem::take(&mut file.text)));
+                    files.push(file);
+                }
+            }
         }
     }
-    files
+    (files, texts)
 }
 
 /// The languages of files at `paths`: the one `manifest` recorded for the
@@ -868,7 +886,7 @@ pub fn semantic_text(path: &str, document: &str) -> String {
 }
 
 fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1000.0
+    crate::millis(d)
 }
 
 /// Builds a fresh index of `root` into `dir`, replacing the current
@@ -892,7 +910,7 @@ pub fn build_index_with(
     options: BuildOptions,
     progress: &dyn Progress,
 ) -> Result<(Index, BuildReport)> {
-    match build_once(root, dir, settings, options, progress) {
+    let built = match build_once(root, dir, settings, options, progress) {
         // A file taken as unchanged changed while the build ran and had to
         // read it after all: the build is made again, reading every file.
         Err(maguyva_core::Error::Changed { .. }) if options.trust_unchanged_stat => {
@@ -900,7 +918,31 @@ pub fn build_index_with(
             build_once(root, dir, settings, options, progress)
         }
         built => built,
+    };
+    match built {
+        // A refresh that fails where a build from scratch would not (the
+        // previous generation holds something it cannot take over) builds
+        // from scratch: a failed refresh never leaves the index stuck.
+        Err(e) if options.reuses() && !fails_any_build(&e) => {
+            let why = maguyva_core::error_chain(&e);
+            let (index, mut report) =
+                build_once(root, dir, settings, BuildOptions::FULL, progress)?;
+            report.recovered = Some(why);
+            Ok((index, report))
+        }
+        built => built,
     }
+}
+
+/// Whether a build from scratch would fail with `e` just the same: the tree
+/// or the index folder cannot be read or written, another process writes
+/// the index, or the root is not a folder.
+fn fails_any_build(e: &maguyva_core::Error) -> bool {
+    use maguyva_core::Error;
+    matches!(
+        e,
+        Error::Io { .. } | Error::Locked { .. } | Error::BadRoot { .. } | Error::Changed { .. }
+    )
 }
 
 fn build_once(
@@ -973,12 +1015,10 @@ fn build_once(
         guards: scan.guards.clone(),
     };
     let mut corpus = walker.read(&to_read, progress);
-    corpus.files = with_trusted(&scan.files, &trusted, std::mem::take(&mut corpus.files));
+    let (files, texts) = with_trusted(&scan.files, &trusted, std::mem::take(&mut corpus.files));
+    corpus.files = files;
     corpus.skipped.extend(skipped_again.into_iter().flatten());
     corpus.skipped.sort_by(|a, b| a.path.cmp(&b.path));
-    let texts: Vec<Option<String>> = (corpus.files.iter_mut().zip(&trusted))
-        .map(|(f, t)| t.is_none().then(|| std::mem::take(&mut f.text)))
-        .collect();
     let files: Vec<FileEntry> = corpus
         .files
         .iter()
@@ -1141,19 +1181,8 @@ fn build_once(
             .zip(&undecoded)
             .map(|(o, &u)| (!u).then(|| o.as_ref().unwrap_or(&no_outline)))
             .collect();
-        // The symbols and links are taken over with the outlines.
-        let reusable = previous.as_ref().filter(|_| options.reuse_outlines);
-        let symbols = match reusable {
-            Some(p) => SymbolTable::patched(&given, Analyzer::default(), &p.symbols, &kept)?,
-            None => SymbolTable::build_from(
-                outlines.iter().map(|o| o.as_ref().unwrap_or(&no_outline)),
-                Analyzer::default(),
-            )?,
-        };
-        let symbols_ms = ms(t.elapsed());
-        let t = Instant::now();
-        // An outline not decoded, when the graph needs it after all: read it,
-        // or parse the file again if its bytes do not decode.
+        // An outline not decoded, when it is needed after all: read it, or
+        // parse the file again if its bytes do not decode.
         let taken = |i: usize| -> FileOutline {
             let id = FileId(i as u32);
             let key = outline_keys.get(i).copied().unwrap_or_default();
@@ -1166,11 +1195,59 @@ fn build_once(
                     .unwrap_or_default(),
             }
         };
+        // Every outline, the ones not decoded read now: for when what was
+        // to be taken from the previous generation cannot be.
+        let all_outlines = || -> Vec<Option<FileOutline>> {
+            (0..outlines.len())
+                .into_par_iter()
+                .map(|i| match &outlines[i] {
+                    Some(o) => Some(o.clone()),
+                    None if undecoded[i] => Some(taken(i)),
+                    None => None,
+                })
+                .collect()
+        };
+        // The symbols are taken over with the outlines; a previous table
+        // that cannot be copied from is not trusted, and the table is made
+        // from the outlines as a full build makes it.
+        let reusable = previous.as_ref().filter(|_| options.reuse_outlines);
+        let patched = reusable
+            .map(|p| SymbolTable::patched(&given, Analyzer::default(), &p.symbols, &kept))
+            .and_then(Result::ok);
+        let symbols = match patched {
+            Some(table) => table,
+            None if reusable.is_some() => {
+                let all = all_outlines();
+                SymbolTable::build_from(
+                    all.iter().map(|o| o.as_ref().unwrap_or(&no_outline)),
+                    Analyzer::default(),
+                )?
+            }
+            None => SymbolTable::build_from(
+                outlines.iter().map(|o| o.as_ref().unwrap_or(&no_outline)),
+                Analyzer::default(),
+            )?,
+        };
+        let symbols_ms = ms(t.elapsed());
+        let t = Instant::now();
         let sources = Source::all(&files, &content);
         let graph =
             build_graph(root, &sources, &outlines, &taken, &symbols, previous_graph, &kept)?;
-        let outline_file =
-            outlines::writer(&extraction, &outline_keys, &outlines, &stored, cache.as_ref())?;
+        // Outlines kept that cannot be read back are written anew.
+        let outline_file = match outlines::writer(
+            &extraction,
+            &outline_keys,
+            &outlines,
+            &stored,
+            cache.as_ref(),
+        ) {
+            Ok(file) => file,
+            Err(_) if cache.is_some() => {
+                let none = vec![None; outlines.len()];
+                outlines::writer(&extraction, &outline_keys, &all_outlines(), &none, None)?
+            }
+            Err(e) => return Err(e),
+        };
         let graph_ms = ms(t.elapsed());
         let t = Instant::now();
         let writes: [&(dyn Fn() -> Result<()> + Sync); 4] = [
@@ -1202,9 +1279,11 @@ fn build_once(
         // A full build analyzes the fragments once, for the keyword index
         // and for the corpus embedder.
         let mut doc_terms = None;
+        // A previous text index that cannot be patched is not trusted: the
+        // index is made from every fragment, as a full build makes it.
         let text = match patched {
-            Some(text) => text?,
-            None => {
+            Some(Ok(text)) => text,
+            _ => {
                 if was.take().is_some() {
                     documents = content.fragment_documents(&fragments);
                 }
@@ -1294,7 +1373,10 @@ fn build_once(
     progress.advance(1);
     // The files written beside the other side's work, then the switch.
     let finish_ms = ms(t.elapsed());
-    stages.push(("write".to_string(), link_write_ms.max(index_write_ms) + finish_ms));
+    stages.push((
+        "write".to_string(),
+        crate::round_millis(link_write_ms.max(index_write_ms) + finish_ms),
+    ));
 
     let report = BuildReport {
         root: scan.root.display().to_string(),
@@ -1325,6 +1407,7 @@ fn build_once(
         skipped,
         stages_ms: stages,
         total_ms: ms(start.elapsed()),
+        recovered: None,
     };
     let index = Index::assemble(IndexParts {
         manifest,

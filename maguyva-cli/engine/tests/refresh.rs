@@ -89,7 +89,7 @@ impl Setup {
     /// Refreshes one index and rebuilds the other from the same previous
     /// generation with the same model; both must answer alike.
     fn check(&self) -> (maguyva_engine::BuildReport, maguyva_engine::BuildReport) {
-        let (_, a) = build_index_with(
+        let (refreshed, a) = build_index_with(
             self.tree.path(),
             &IndexDir::new(&self.refreshed),
             &self.settings,
@@ -107,14 +107,33 @@ impl Setup {
         .unwrap();
         assert_eq!(a.model_kept, b.model_kept);
         assert!(b.parsed_files >= a.parsed_files);
-        assert_eq!(
-            answers(&self.refreshed, &self.settings),
-            answers(&self.rebuilt, &self.settings)
-        );
-        // What a refresh patches (the symbols, the links, the text index)
-        // is what a rebuild makes, to the byte.
-        for file in ["symbols.mgv", "graph.mgv", "text.mgv", "fragments.mgv", "semantic.mgv"] {
-            let read = |index: &str| std::fs::read(Path::new(index).join(file)).unwrap();
+        let expected = answers(&self.rebuilt, &self.settings);
+        assert_eq!(answers(&self.refreshed, &self.settings), expected);
+        // The index a refresh returns (what a server keeps answering from)
+        // answers as the one it wrote.
+        assert_eq!(answers_of(&refreshed), expected, "the refreshed index in memory");
+        // What a refresh writes is what a rebuild writes: every file to the
+        // byte, the manifest but for when and how fast it was made.
+        let names = |index: &str| {
+            let mut names: Vec<String> = std::fs::read_dir(index)
+                .unwrap()
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect();
+            names.sort();
+            names
+        };
+        assert_eq!(names(&a.index), names(&b.index));
+        for file in names(&a.index) {
+            if file == maguyva_core::MANIFEST_FILE {
+                let timeless = |index: &str| {
+                    let m = maguyva_core::Manifest::load(Path::new(index)).unwrap();
+                    let guards = maguyva_core::WalkGuards { started_ns: 0, ..m.guards.clone() };
+                    maguyva_core::Manifest { created_unix_ms: 0, build_ms: 0, guards, ..m }
+                };
+                assert!(timeless(&a.index) == timeless(&b.index), "the manifests differ");
+                continue;
+            }
+            let read = |index: &str| std::fs::read(Path::new(index).join(&file)).unwrap();
             assert!(read(&a.index) == read(&b.index), "{file} differs");
         }
         // The next step starts both from the same generation again.
@@ -166,7 +185,10 @@ fn copy_dir(from: &Path, to: &Path) {
 
 /// Every query's results (paths, lines, scores, modalities), as JSON.
 fn answers(dir: &Path, settings: &IndexSettings) -> Vec<String> {
-    let index = Index::open(&IndexDir::new(dir), settings).unwrap();
+    answers_of(&Index::open(&IndexDir::new(dir), settings).unwrap())
+}
+
+fn answers_of(index: &Index) -> Vec<String> {
     QUERIES
         .iter()
         .map(|q| {
@@ -237,6 +259,12 @@ enum Edit {
     Remove(usize),
     /// Swaps the texts of files `i` and `j` (of the ones present).
     Swap(usize, usize),
+    /// Writes a binary file (one the read skips) at a path that sorts
+    /// among the others.
+    Binary(usize),
+    /// Moves the definition at the end of file `i` to its start: in Rust,
+    /// an `impl` then comes before its type.
+    Reorder(usize),
 }
 
 const WORDS: [&str; 12] = [
@@ -261,6 +289,8 @@ fn edit() -> impl Strategy<Value = Edit> {
         (0usize..4, words).prop_map(|(i, w)| Edit::Add(i, w)),
         (0usize..8).prop_map(Edit::Remove),
         (0usize..8, 0usize..8).prop_map(|(i, j)| Edit::Swap(i, j)),
+        (0usize..4).prop_map(Edit::Binary),
+        (0usize..8).prop_map(Edit::Reorder),
     ]
 }
 
@@ -297,6 +327,25 @@ fn apply(root: &Path, edit: &Edit) {
             let (ta, tb) = (std::fs::read(a).unwrap(), std::fs::read(b).unwrap());
             write_file(a, &tb);
             write_file(b, &ta);
+        }
+        Edit::Binary(i) => {
+            let name =
+                ["shop/a_blob.py", "src/b_blob.rs", "shop/m_blob.py", "src/z_blob.rs"][i % 4];
+            write_file(&root.join(name), b"\0\0binary\0");
+        }
+        Edit::Reorder(i) if !files.is_empty() => {
+            let path = &files[i % files.len()];
+            let text = std::fs::read_to_string(path).unwrap_or_default();
+            // The last item that starts at the start of a line, moved first.
+            let starts: Vec<usize> = text
+                .match_indices('\n')
+                .map(|(at, _)| at + 1)
+                .filter(|&at| text[at..].starts_with(|c: char| c.is_ascii_alphabetic() || c == '/'))
+                .collect();
+            if let Some(&last) = starts.last() {
+                let moved = format!("{}{}", &text[last..], &text[..last]);
+                write_file(path, moved.as_bytes());
+            }
         }
         _ => {}
     }
@@ -374,4 +423,51 @@ fn a_skipped_file_that_changed_is_judged_again() {
     let (refresh, rebuild) = s.check();
     assert_eq!((refresh.files, rebuild.files), (FILES.len() + 1, FILES.len() + 1));
     assert!(refresh.skipped.is_empty());
+}
+
+/// A method defined before its type (`impl Foo` before `struct Foo`) has a
+/// container after it: a refresh that copies the file's symbols as stored
+/// writes a table its reader accepts, and answers as a rebuild, whatever
+/// other file changed.
+#[test]
+fn a_container_after_what_it_contains_survives_a_refresh() {
+    let s = Setup::new();
+    write(
+        s.tree.path(),
+        "src/late.rs",
+        "impl Warehouse {\n    /// Puts stock back.\n    pub fn restock_all(&self) {}\n}\n\n/// Where stock is kept.\npub struct Warehouse;\n",
+    );
+    s.check();
+    write(s.tree.path(), "README.md", "A shop.\n");
+    let (refresh, _) = s.check();
+    assert_eq!(refresh.parsed_files, 0, "late.rs is kept as it is stored");
+    let index = Index::open(&IndexDir::new(&s.refreshed), &s.settings).unwrap();
+    let found = index.search(&SearchRequest::new("restock_all")).unwrap();
+    assert_eq!(found.results.first().map(|r| r.path.as_str()), Some("src/late.rs"));
+    assert!(index.callers("Warehouse", 10).is_ok());
+    assert!(index.impact("Warehouse", 2, 10).is_ok());
+}
+
+/// A file the read skips (binary) sorts before files that a refresh takes
+/// as unchanged without reading: their texts are still theirs, in the
+/// index the refresh returns (snippets, literal matches, a new corpus
+/// model) as in the one it wrote.
+#[test]
+fn a_skipped_file_does_not_shift_the_texts_of_the_files_after_it() {
+    let s = Setup::new();
+    write_file(&s.tree.path().join("shop/a_blob.py"), b"\0\0binary\0");
+    s.check();
+    write(s.tree.path(), "shop/labels.py", "def parse_label(text):\n    return text\n");
+    let (refreshed, _) = build_index_with(
+        s.tree.path(),
+        &IndexDir::new(&s.refreshed),
+        &s.settings,
+        BuildOptions::REFRESH,
+        &NoProgress,
+    )
+    .unwrap();
+    let found = refreshed.search(&SearchRequest::new("\"def ship(self, label)\"")).unwrap();
+    let paths: Vec<&str> = found.results.iter().map(|r| r.path.as_str()).collect();
+    assert_eq!(paths, ["shop/orders.py"], "a file taken as unchanged keeps its text");
+    assert!(found.results[0].snippet.contains("def ship"), "{:?}", found.results[0].snippet);
 }
