@@ -120,6 +120,15 @@ fn best_lines<'a>(result: &'a SearchResult, hl: &Highlighter) -> Vec<(u32, &'a s
     picked.into_iter().map(|i| lines[i]).collect()
 }
 
+/// How many files were skipped for each reason: `2 binary, 1 too large`.
+pub fn skip_reasons(skipped: &[maguyva_core::Skipped]) -> String {
+    let mut by_reason: BTreeMap<&str, usize> = BTreeMap::new();
+    for s in skipped {
+        *by_reason.entry(s.reason.label()).or_default() += 1;
+    }
+    by_reason.iter().map(|(r, n)| format!("{n} {r}")).collect::<Vec<_>>().join(", ")
+}
+
 /// One line saying how a query was understood and answered.
 pub fn render_plan(resp: &SearchResponse) -> String {
     let modalities: Vec<&str> = resp.modalities.iter().map(|m| m.as_str()).collect();
@@ -185,7 +194,14 @@ pub fn render_search(resp: &SearchResponse, hl: &Highlighter, style: Style) -> S
             }
             let _ = writeln!(out, "        {}{extra}", style.paint("2", &parts.join(" + ")));
         }
-        for (n, line) in best_lines(r, hl) {
+        // Under a budget, every line that was charged for is shown.
+        let lines = match resp.budget {
+            Some(_) => {
+                r.snippet.lines().enumerate().map(|(i, l)| (r.start_line + i as u32, l)).collect()
+            }
+            None => best_lines(r, hl),
+        };
+        for (n, line) in lines {
             let line = truncate(line.trim_end(), 200);
             let mut painted = String::new();
             let mut at = 0;
@@ -249,9 +265,12 @@ pub fn render_build(report: &BuildReport) -> String {
         for s in &report.skipped {
             by_reason.entry(s.reason.label()).or_default().push(&s.path);
         }
-        let counts: Vec<String> =
-            by_reason.iter().map(|(r, p)| format!("{} {r}", p.len())).collect();
-        let _ = writeln!(out, "skipped {} files: {}", report.skipped.len(), counts.join(", "));
+        let _ = writeln!(
+            out,
+            "skipped {} files: {}",
+            report.skipped.len(),
+            skip_reasons(&report.skipped)
+        );
         for (reason, paths) in &by_reason {
             let shown: Vec<&str> = paths.iter().take(5).copied().collect();
             let more = if paths.len() > 5 {

@@ -199,7 +199,8 @@ fn a_token_budget_keeps_what_fits_and_says_what_it_left_out() {
     assert_eq!(budget["used_tokens"].as_u64(), Some(used));
     let left_out = budget["left_out"].as_u64().unwrap();
     assert!(left_out > 0);
-    assert!(run.stderr.contains(&format!("{left_out} results left out to stay within 60 tokens")));
+    assert!(run.stderr.contains(&format!("{left_out} results left out")), "{}", run.stderr);
+    assert!(run.stderr.contains("to stay within 60 tokens"), "{}", run.stderr);
     // Without a budget the answer says nothing of one.
     let (_, json) = repo.search_json("how are orders shipped", &[]);
     assert!(json.get("budget").is_none());
@@ -208,4 +209,91 @@ fn a_token_budget_keeps_what_fits_and_says_what_it_left_out() {
     assert_eq!(run.code, 2);
     assert!(run.stderr.contains("leaves room for nothing"), "{}", run.stderr);
     assert!(run.stdout.is_empty());
+}
+
+/// A budget smaller than a whole fragment still answers, with the lines of
+/// each result that fit: what is charged is what is printed, on the
+/// terminal as in JSON, and a search that found something never exits as
+/// if it found nothing because of its budget.
+#[test]
+fn a_small_budget_charges_what_is_printed() {
+    let repo = Repo::fixture("rust");
+    for budget in ["40", "120", "300"] {
+        let (run, json) =
+            repo.search_json("how is the cart total computed", &["--max-tokens", budget]);
+        assert_eq!(run.code, 0, "{budget}: {}", run.stderr);
+        let results = json["results"].as_array().unwrap();
+        assert!(!results.is_empty(), "{budget}: {}", run.stderr);
+        let human = repo.run(&[
+            "search",
+            "how is the cart total computed",
+            "--max-tokens",
+            budget,
+            "--color",
+            "never",
+        ]);
+        assert_eq!(human.code, 0, "{budget}: {}", human.stderr);
+        // Every line of every JSON snippet, with its number, and nothing else.
+        let printed: Vec<String> = human
+            .stdout
+            .lines()
+            .filter_map(|l| l.split_once(": ").filter(|(n, _)| n.trim().parse::<u32>().is_ok()))
+            .map(|(n, l)| format!("{}: {l}", n.trim()))
+            .collect();
+        let charged: Vec<String> = results
+            .iter()
+            .flat_map(|r| {
+                let start = r["start_line"].as_u64().unwrap();
+                let snippet = r["snippet"].as_str().unwrap().to_string();
+                snippet
+                    .lines()
+                    .enumerate()
+                    .map(|(i, l)| format!("{}: {}", start + i as u64, l.trim_end()))
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        assert_eq!(printed, charged, "{budget}");
+        for r in results {
+            // A snippet's last line may be blank, which `lines` drops.
+            let lines = r["snippet"].as_str().unwrap().lines().count() as u64;
+            let span = r["end_line"].as_u64().unwrap() - r["start_line"].as_u64().unwrap() + 1;
+            assert!(lines == span || lines + 1 == span, "{budget}: a result's lines are its span");
+        }
+    }
+}
+
+/// Timings are whole microseconds, not float noise.
+#[test]
+fn json_timings_are_rounded() {
+    let repo = Repo::fixture("go");
+    let run = repo.run(&["search", "apply discount", "--json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let build = repo.run(&["index", "--json"]);
+    for out in [&run.stdout, &build.stdout] {
+        let value: serde_json::Value = serde_json::from_str(out).unwrap();
+        let mut numbers = Vec::new();
+        collect_timings(&value, false, &mut numbers);
+        assert!(!numbers.is_empty());
+        for n in numbers {
+            let text = n.to_string();
+            let decimals = text.split_once('.').map_or(0, |(_, d)| d.len());
+            assert!(decimals <= 3, "{text}");
+        }
+    }
+}
+
+/// Every number under a key that ends in `_ms`.
+fn collect_timings(v: &serde_json::Value, timing: bool, out: &mut Vec<serde_json::Number>) {
+    match v {
+        serde_json::Value::Number(n) if timing => out.push(n.clone()),
+        serde_json::Value::Object(map) => {
+            for (k, v) in map {
+                collect_timings(v, timing || k.ends_with("_ms"), out);
+            }
+        }
+        serde_json::Value::Array(items) => {
+            items.iter().for_each(|v| collect_timings(v, timing, out))
+        }
+        _ => {}
+    }
 }

@@ -1,12 +1,17 @@
 //! Token budgets: an answer that must fit a reader's context (a model's, or
-//! a terminal's) keeps whole results, best first, while they fit.
+//! a terminal's) keeps results best first while they fit; a result too
+//! large for what is left is cut to the lines around the ones that answer
+//! (its definition's line, else the lines with the most of the query's
+//! words) instead of being left out.
 //!
 //! Tokens are estimated, not counted with any one model's tokenizer: a
 //! result costs one token per [`BYTES_PER_TOKEN`] bytes (rounded up) of
 //! `PATH:START-END`, a line break, its snippet and a line break, which is
-//! what a reader is given of it. Code averages three to four bytes a token
-//! in the tokenizers of current models, so the estimate errs towards
-//! spending less than the budget.
+//! what a reader is given of it (the JSON and MCP answers carry exactly
+//! that snippet, and the terminal prints all of its lines when a budget is
+//! given). Code averages three to four bytes a token in the tokenizers of
+//! current models, so the estimate errs towards spending less than the
+//! budget.
 
 use crate::search::SearchResult;
 use serde::Serialize;
@@ -32,26 +37,108 @@ pub struct BudgetReport {
     pub max_tokens: usize,
     /// The estimated tokens of the results kept.
     pub used_tokens: usize,
-    /// Results left out because they did not fit.
+    /// Results left out because not even one of their lines fitted.
     pub left_out: usize,
+    /// Results kept with fewer lines than found, to fit.
+    pub cut: usize,
 }
 
 /// Keeps the results that fit in `max_tokens`, in order: each in turn is
-/// kept when it fits in what the ones before it left, and left out
-/// otherwise (a later, smaller result may still fit).
-pub fn pack(results: Vec<SearchResult>, max_tokens: usize) -> (Vec<SearchResult>, BudgetReport) {
-    let mut report = BudgetReport { max_tokens, used_tokens: 0, left_out: 0 };
+/// kept whole when it fits in what the ones before it left, else cut to
+/// the lines around its best ones that fit ([`cut_to_fit`]), else left out
+/// (a later, smaller result may still fit). `query` is the question, whose
+/// words tell a result's best lines.
+pub fn pack(
+    results: Vec<SearchResult>,
+    max_tokens: usize,
+    query: &str,
+) -> (Vec<SearchResult>, BudgetReport) {
+    let mut report = BudgetReport { max_tokens, used_tokens: 0, left_out: 0, cut: 0 };
+    let words = query_words(query);
     let mut kept = Vec::with_capacity(results.len());
     for r in results {
+        let left = max_tokens - report.used_tokens;
         let cost = result_tokens(&r);
-        if report.used_tokens + cost <= max_tokens {
-            report.used_tokens += cost;
-            kept.push(r);
-        } else {
-            report.left_out += 1;
-        }
+        let (r, cost) = match cost <= left {
+            true => (r, cost),
+            false => match cut_to_fit(&r, left, &words) {
+                Some(cut) => {
+                    report.cut += 1;
+                    let cost = result_tokens(&cut);
+                    (cut, cost)
+                }
+                None => {
+                    report.left_out += 1;
+                    continue;
+                }
+            },
+        };
+        report.used_tokens += cost;
+        kept.push(r);
     }
     (kept, report)
+}
+
+/// The lowercase words of a query that can tell a line apart: three
+/// characters or more.
+fn query_words(query: &str) -> Vec<String> {
+    let mut words: Vec<String> = query
+        .split(|c: char| !c.is_alphanumeric() && c != '_')
+        .filter(|w| w.chars().count() >= 3)
+        .map(str::to_lowercase)
+        .collect();
+    words.sort();
+    words.dedup();
+    words
+}
+
+/// `r` cut to the most lines around its best line that fit in
+/// `max_tokens`: the line of its definition if it has one, else the line
+/// holding the most of `words`, else its first line that is not blank;
+/// the lines after it are taken first, then the ones before. `None` when
+/// not even that line fits.
+pub fn cut_to_fit(r: &SearchResult, max_tokens: usize, words: &[String]) -> Option<SearchResult> {
+    let lines: Vec<&str> = r.snippet.lines().collect();
+    if lines.is_empty() {
+        return None;
+    }
+    let matches = |l: &str| {
+        let l = l.to_lowercase();
+        words.iter().filter(|w| l.contains(w.as_str())).count()
+    };
+    let defined = r
+        .definition_line
+        .and_then(|d| d.checked_sub(r.start_line))
+        .map(|i| i as usize)
+        .filter(|&i| i < lines.len());
+    let best = (0..lines.len()).max_by_key(|&i| (matches(lines[i]), std::cmp::Reverse(i)));
+    let first_text = (0..lines.len()).find(|&i| !lines[i].trim().is_empty());
+    let anchor = match defined {
+        Some(i) => i,
+        None => match best.filter(|&i| matches(lines[i]) > 0) {
+            Some(i) => i,
+            None => first_text.unwrap_or(0),
+        },
+    };
+    let window = |a: usize, b: usize| -> SearchResult {
+        let mut cut = r.clone();
+        cut.snippet = lines[a..=b].join("\n");
+        cut.start_line = r.start_line + a as u32;
+        cut.end_line = r.start_line + b as u32;
+        cut
+    };
+    let fits = |a: usize, b: usize| result_tokens(&window(a, b)) <= max_tokens;
+    if !fits(anchor, anchor) {
+        return None;
+    }
+    let (mut a, mut b) = (anchor, anchor);
+    while b + 1 < lines.len() && fits(a, b + 1) {
+        b += 1;
+    }
+    while a > 0 && fits(a - 1, b) {
+        a -= 1;
+    }
+    Some(window(a, b))
 }
 
 #[cfg(test)]
@@ -85,13 +172,39 @@ mod tests {
     }
 
     #[test]
+    fn a_large_result_is_cut_to_its_best_lines() {
+        let snippet = "use std::io;\n\nfn helper() {}\n\npub fn parse_config(path: &str) {\n    read(path)\n}\n// trailing\n";
+        let r = result("src/config.rs", snippet, 10);
+        let whole = result_tokens(&r);
+        let (kept, report) = pack(vec![r.clone()], whole - 1, "where is parse_config");
+        assert_eq!(report.cut, 1);
+        let cut = &kept[0];
+        // The best line, then what follows it, then what comes before.
+        assert!(
+            cut.snippet.starts_with("pub fn parse_config")
+                || cut.snippet.contains("\npub fn parse_config"),
+            "{:?}",
+            cut.snippet
+        );
+        assert_eq!(cut.snippet.lines().count() as u32, cut.end_line - cut.start_line + 1);
+        assert!(result_tokens(cut) < whole);
+        // Its definition's line is the anchor when known.
+        let mut r = result("src/config.rs", snippet, 10);
+        r.definition_line = Some(14);
+        let cut = cut_to_fit(&r, 20, &query_words("unrelated words")).unwrap();
+        assert!(cut.start_line <= 14 && cut.end_line >= 14, "{:?}", cut.snippet);
+        assert!(cut.snippet.contains("pub fn parse_config"), "{:?}", cut.snippet);
+        assert!(!cut.snippet.contains("use std"), "{:?}", cut.snippet);
+    }
+
+    #[test]
     fn a_large_result_is_skipped_and_a_later_small_one_kept() {
         let rs = vec![
             result("a.rs", "short", 1),
             result("b.rs", &"long ".repeat(100), 1),
             result("c.rs", "tiny", 1),
         ];
-        let (kept, report) = pack(rs, 20);
+        let (kept, report) = pack(rs, 20, "");
         let paths: Vec<&str> = kept.iter().map(|r| r.path.as_str()).collect();
         assert_eq!(paths, vec!["a.rs", "c.rs"]);
         assert_eq!(report.left_out, 1);
@@ -109,23 +222,30 @@ mod tests {
                 .enumerate()
                 .map(|(i, (p, s))| result(&format!("{p}{i}.rs"), s, i as u32 + 1))
                 .collect();
-            let (kept, report) = pack(rs.clone(), budget);
+            let (kept, report) = pack(rs.clone(), budget, "");
             let used: usize = kept.iter().map(result_tokens).sum();
             prop_assert!(used <= budget);
             prop_assert_eq!(used, report.used_tokens);
             prop_assert_eq!(kept.len() + report.left_out, rs.len());
-            // Kept results keep their order, and each one left out did not
-            // fit in what was left at its turn.
+            // Kept results keep their order; each is its result whole when
+            // that fitted in what was left at its turn, else a run of its
+            // lines; each one left out had not even one line that fitted.
             let mut spent = 0;
             let mut next = kept.iter().peekable();
             for r in &rs {
                 let cost = result_tokens(r);
                 if next.peek().is_some_and(|k| k.path == r.path) {
-                    prop_assert!(spent + cost <= budget);
-                    spent += cost;
-                    next.next();
+                    let k = next.next().unwrap();
+                    if spent + cost <= budget {
+                        prop_assert_eq!(k, r);
+                    } else {
+                        prop_assert!(r.snippet.contains(&k.snippet));
+                        prop_assert!(k.start_line >= r.start_line && k.end_line <= r.end_line);
+                    }
+                    spent += result_tokens(k);
                 } else {
                     prop_assert!(spent + cost > budget);
+                    prop_assert!(cut_to_fit(r, budget - spent, &[]).is_none());
                 }
             }
             prop_assert!(next.next().is_none());

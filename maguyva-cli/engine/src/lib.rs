@@ -4,8 +4,8 @@
 //! exactly what users run.
 //!
 //! ```no_run
-//! use maguyva_engine::{IndexSettings, SearchRequest, default_index_dir, open_fresh};
-//! use maguyva_core::{IndexDir, NoProgress};
+//! use maguyva_engine::{IndexDir, IndexSettings, NoProgress, SearchRequest};
+//! use maguyva_engine::{default_index_dir, open_fresh};
 //! let root = std::path::Path::new(".");
 //! let dir = IndexDir::new(default_index_dir(root));
 //! let settings = IndexSettings::recorded(&dir).unwrap_or_default();
@@ -13,7 +13,7 @@
 //! for r in index.search(&SearchRequest::new("where is the config parsed"))?.results {
 //!     println!("{}:{}", r.path, r.start_line);
 //! }
-//! # Ok::<(), maguyva_core::Error>(())
+//! # Ok::<(), maguyva_engine::Error>(())
 //! ```
 //!
 //! Cargo features (all on by default): `voyage` (the Voyage AI client),
@@ -36,6 +36,15 @@ pub mod search;
 mod settings;
 mod verify;
 
+/// What a program that depends on the engine alone needs of the shared
+/// layer: the index folder, progress reports, and the error type.
+pub use maguyva_core::{Error, IndexDir, NoProgress, Progress, Result};
+
+/// The README's examples, compiled as tests, so that they keep to the API.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+pub struct ReadmeExamples;
+
 pub use budget::BudgetReport;
 pub use build::{
     BuildOptions, BuildReport, MODEL_DRIFT_LIMIT, build_index, build_index_with, semantic_text,
@@ -55,8 +64,8 @@ use lazy::Lazy;
 use maguyva_ast::{StructuralRetriever, SymbolTable};
 use maguyva_core::store::{self, FormatVersion};
 use maguyva_core::{
-    Array, Changes, ContentStore, CorpusBuilder, Error, FragmentTable, IndexDir, Manifest,
-    Modality, Progress, ReadGeneration, Result, canonical_root,
+    Array, Changes, ContentStore, CorpusBuilder, FragmentTable, Manifest, Modality, ReadGeneration,
+    canonical_root,
 };
 use maguyva_graph::{CallGraph, GraphRetriever};
 use maguyva_semantic::{Embedder, SemanticRetriever, VectorIndex};
@@ -70,6 +79,18 @@ pub const FRAGMENTS_FILE: &str = "fragments.mgv";
 /// Fragment table format. Changelog: v1 initial (line windows); v2 context
 /// lines of syntax-aware fragments.
 pub const FRAGMENTS_FORMAT: FormatVersion = FormatVersion { kind: *b"FRAG", current: 2, oldest: 2 };
+
+/// A duration in milliseconds, to the microsecond: what timings report
+/// (more digits are noise, and print as such).
+pub fn millis(d: std::time::Duration) -> f64 {
+    round_millis(d.as_secs_f64() * 1000.0)
+}
+
+/// Milliseconds rounded to the microsecond (a sum of rounded timings is
+/// rounded again).
+pub(crate) fn round_millis(ms: f64) -> f64 {
+    (ms * 1000.0).round() / 1000.0
+}
 
 /// The index folder used when none is given: `<root>/.maguyva`.
 pub fn default_index_dir(root: &Path) -> PathBuf {
@@ -332,6 +353,15 @@ pub enum Refresh {
     },
     /// The index was unreadable or built with other settings; rebuilt.
     Replaced(String),
+    /// The tree had changed, and the refresh could not take over what it
+    /// meant to from the current index (the reason); the index was built
+    /// again from scratch.
+    Recovered {
+        /// What changed.
+        changes: Changes,
+        /// Why the refresh failed.
+        why: String,
+    },
     /// Another process is writing the index; the current one was used as is.
     UsedWhileLocked,
     /// The tree had changed but the index could not be written (no write
@@ -363,6 +393,11 @@ impl Refresh {
             )),
             Refresh::Replaced(why) => Some(format!(
                 "index rebuilt: {}",
+                why.split("; run `maguyva index`").next().unwrap_or(why)
+            )),
+            Refresh::Recovered { changes, why } => Some(format!(
+                "{} files changed, and the refresh failed ({}); rebuilt the whole index",
+                changes.len(),
                 why.split("; run `maguyva index`").next().unwrap_or(why)
             )),
             Refresh::ReadOnly { changes, why } => Some(format!(
@@ -415,25 +450,34 @@ pub fn open_fresh(
                     changed.map(String::as_str),
                 ));
             }
+            // Not held while the new generation is written, so that the
+            // writer can remove the one it supersedes.
+            let had_index = current.is_some();
+            drop(current);
             let built = build_index_with(root, dir, settings, BuildOptions::REFRESH, progress);
-            let (index, report) = match (built, current) {
-                (Err(e), Some(current)) if cannot_write(&e) => {
+            let (index, report) = match built {
+                Err(e) if had_index && cannot_write(&e) => {
                     let why = e.to_string();
+                    let current = Index::open(dir, settings)?;
                     return Ok((current, Refresh::ReadOnly { changes, why }));
                 }
-                (built, _) => built?,
+                built => built?,
             };
-            let refresh = Refresh::Refreshed {
-                changes,
-                parsed: report.parsed_files,
-                reused: report.reused_outlines,
-                relinked: report.relinked_files,
-                model_kept: report.model_kept,
+            let refresh = match report.recovered {
+                Some(why) => Refresh::Recovered { changes, why },
+                None => Refresh::Refreshed {
+                    changes,
+                    parsed: report.parsed_files,
+                    reused: report.reused_outlines,
+                    relinked: report.relinked_files,
+                    model_kept: report.model_kept,
+                },
             };
             Ok((index, refresh))
         }
         Stale::Missing => Ok((build_index(root, dir, settings, progress)?.0, Refresh::Built)),
         Stale::Unusable(why) => {
+            drop(current);
             Ok((build_index(root, dir, settings, progress)?.0, Refresh::Replaced(why)))
         }
     }

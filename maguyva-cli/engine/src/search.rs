@@ -552,7 +552,7 @@ impl Index {
             .map(|&m| {
                 let t = Instant::now();
                 let hits = self.retriever(m, ranking)?.search(query, fetch)?;
-                Ok((m, hits, t.elapsed().as_secs_f64() * 1000.0))
+                Ok((m, hits, crate::millis(t.elapsed())))
             })
             .collect()
     }
@@ -624,7 +624,7 @@ impl Index {
         let mut plan = plan(&plan_request, &prepared.classification, prepared.intent);
         let mut modalities = plan.weights.active();
         let mut timings_ms = BTreeMap::new();
-        timings_ms.insert("classify".to_string(), start.elapsed().as_secs_f64() * 1000.0);
+        timings_ms.insert("classify".to_string(), crate::millis(start.elapsed()));
         let graph_route = plan.strategy == FusionStrategy::Direct
             && plan.weights.active() == [Modality::Graph]
             && request.modalities.is_none();
@@ -635,7 +635,7 @@ impl Index {
         let mut results = if graph_route {
             let t = Instant::now();
             let (results, used) = self.graph_answer(request, &prepared)?;
-            timings_ms.insert("graph".to_string(), t.elapsed().as_secs_f64() * 1000.0);
+            timings_ms.insert("graph".to_string(), crate::millis(t.elapsed()));
             modalities = used;
             results
         } else {
@@ -683,11 +683,12 @@ impl Index {
         };
         results.retain(|r| !changed.contains(&r.path));
         let budget = request.max_tokens.map(|max| {
-            let (kept, report) = crate::budget::pack(std::mem::take(&mut results), max);
+            let (kept, report) =
+                crate::budget::pack(std::mem::take(&mut results), max, &request.text);
             results = kept;
             report
         });
-        timings_ms.insert("total".to_string(), start.elapsed().as_secs_f64() * 1000.0);
+        timings_ms.insert("total".to_string(), crate::millis(start.elapsed()));
         let classification = prepared.classification;
         Ok(SearchResponse {
             query: request.text.clone(),
@@ -894,7 +895,7 @@ impl Index {
                 }
                 let t = Instant::now();
                 let e = QueryEvidence::of(&request.text, self.text()?, &self.fragments, params)?;
-                Ok((e, t.elapsed().as_secs_f64() * 1000.0))
+                Ok((e, crate::millis(t.elapsed())))
             },
         );
         let (runs, (evidence, admission_ms)) = (runs?, evidence?);
@@ -913,7 +914,7 @@ impl Index {
         Ok(match self.order(&request.ranking, prepared, plan, &lists) {
             Ordering::Direct(m, hits) => self.one_per_file(&hits, m, request.limit, gate),
             Ordering::Fused(fused) => {
-                timings_ms.insert("fusion".to_string(), t.elapsed().as_secs_f64() * 1000.0);
+                timings_ms.insert("fusion".to_string(), crate::millis(t.elapsed()));
                 self.fused_results(&fused, &plan.weights, request.limit, request.explain, gate)
             }
         })

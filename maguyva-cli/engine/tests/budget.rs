@@ -1,11 +1,14 @@
 //! A token budget never lets an answer grow past it: over random budgets,
 //! queries and the fixture repositories of several languages, the results
-//! kept cost at most the budget, in their unbudgeted order, and each one
-//! left out would not have fitted.
+//! kept cost at most the budget, in their unbudgeted order, each whole when
+//! it fitted, else a run of its lines, and each one left out had not even
+//! one line that fitted.
 
 use maguyva_core::{IndexDir, NoProgress};
-use maguyva_engine::budget::result_tokens;
-use maguyva_engine::{BuildOptions, Index, IndexSettings, SearchRequest, build_index_with};
+use maguyva_engine::budget::{cut_to_fit, result_tokens};
+use maguyva_engine::{
+    BuildOptions, Index, IndexSettings, SearchRequest, SearchResult, build_index_with,
+};
 use proptest::prelude::*;
 use std::path::Path;
 use std::sync::OnceLock;
@@ -69,11 +72,20 @@ proptest! {
         let mut kept = response.results.iter().peekable();
         for r in &full {
             let cost = result_tokens(r);
-            if kept.peek().is_some_and(|k| k.path == r.path && k.start_line == r.start_line) {
-                spent += cost;
-                kept.next();
+            let within = |k: &&SearchResult| {
+                k.path == r.path && k.start_line >= r.start_line && k.end_line <= r.end_line
+            };
+            if kept.peek().is_some_and(within) {
+                let k = kept.next().unwrap();
+                if spent + cost <= budget {
+                    prop_assert_eq!(k, r, "a result that fitted is kept whole");
+                } else {
+                    prop_assert!(r.snippet.contains(&k.snippet), "{} was cut to other text", r.path);
+                }
+                spent += result_tokens(k);
             } else {
                 prop_assert!(spent + cost > budget, "{} was left out but fitted", r.path);
+                prop_assert!(cut_to_fit(r, budget - spent, &[]).is_none(), "{} had a line that fitted", r.path);
             }
         }
         prop_assert!(kept.next().is_none());
@@ -82,7 +94,7 @@ proptest! {
 
 #[test]
 fn a_small_budget_leaves_results_out_and_keeps_some() {
-    let (mut kept, mut left_out) = (0, 0);
+    let (mut kept, mut left_out, mut cut) = (0, 0, 0);
     for (_, index) in indexes() {
         for q in QUERIES {
             let mut request = SearchRequest::new(q);
@@ -90,7 +102,8 @@ fn a_small_budget_leaves_results_out_and_keeps_some() {
             let response = index.search(&request).unwrap();
             kept += response.results.len();
             left_out += response.budget.unwrap().left_out;
+            cut += response.budget.unwrap().cut;
         }
     }
-    assert!(kept > 0 && left_out > 0, "kept {kept}, left out {left_out}");
+    assert!(kept > 0 && left_out > 0 && cut > 0, "kept {kept}, left out {left_out}, cut {cut}");
 }

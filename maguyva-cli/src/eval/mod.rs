@@ -390,7 +390,7 @@ fn open_repo(
     } else {
         let (index, report) = build_index(&root, &dir, settings, &NoProgress)
             .with_context(|| format!("indexing {}", root.display()))?;
-        (index, Some(started.elapsed().as_secs_f64() * 1000.0), report.stages_ms)
+        (index, Some(crate::engine::millis(started.elapsed())), report.stages_ms)
     }))
 }
 
@@ -456,7 +456,7 @@ fn run_queries(
         let request = variant_request(&task.query, variant, &ranking);
         let t = Instant::now();
         let response = index.search(&request).with_context(|| format!("query {:?}", task.query))?;
-        let latency_ms = t.elapsed().as_secs_f64() * 1000.0;
+        let latency_ms = crate::engine::millis(t.elapsed());
         let files = distinct_files(
             response
                 .results
