@@ -1,6 +1,7 @@
 //! `maguyva`: index a repository and search it in plain words.
 
 use anyhow::{Context, Result};
+use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use maguyva_cli::engine::{
     self, BuildOptions, EmbedderChoice, IndexSettings, RankingConfig, SearchRequest,
@@ -61,7 +62,33 @@ enum Command {
         /// What to print.
         #[arg(value_enum)]
         what: Generated,
+        /// With `man`: write the page of every command (maguyva.1,
+        /// maguyva-search.1 ...) into this folder instead of printing the
+        /// top one.
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
     },
+}
+
+/// Values from a closed set, which completions offer: the names `T` parses.
+fn closed<T>(names: impl IntoIterator<Item = &'static str>) -> impl TypedValueParser<Value = T>
+where
+    T: std::str::FromStr + Clone + Send + Sync + 'static,
+    T::Err: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    PossibleValuesParser::new(names).try_map(|name| name.parse::<T>())
+}
+
+fn presets() -> impl TypedValueParser<Value = Preset> {
+    closed(Preset::ALL.map(Preset::as_str))
+}
+
+fn intents() -> impl TypedValueParser<Value = Intent> {
+    closed(Intent::ALL.map(Intent::as_str))
+}
+
+fn modalities() -> impl TypedValueParser<Value = Modality> {
+    closed(Modality::ALL.map(Modality::as_str))
 }
 
 /// What `maguyva generate` prints.
@@ -197,18 +224,18 @@ struct SearchArgs {
     #[arg(long)]
     no_refresh: bool,
     /// How much work to do: quick (semantic only), default, thorough (all four).
-    #[arg(long, default_value = "default")]
+    #[arg(long, default_value = "default", value_parser = presets())]
     preset: Preset,
     /// Show the intent, the weights, and each result's per-modality ranks,
     /// contributions and boost.
     #[arg(long)]
     explain: bool,
     /// Use this intent instead of the classifier's.
-    #[arg(long, value_name = "INTENT")]
+    #[arg(long, value_name = "INTENT", value_parser = intents())]
     intent: Option<Intent>,
     /// Run only these modalities (comma-separated: semantic, text, structural, graph);
     /// several are fused.
-    #[arg(long, value_delimiter = ',', value_name = "MODALITY")]
+    #[arg(long, value_delimiter = ',', value_name = "MODALITY", value_parser = modalities())]
     modality: Vec<Modality>,
     /// The ranking: `default` (learned), `seed` (the hand-set
     /// numbers), or a JSON file laid over the default (doc/ranking.md).
@@ -244,10 +271,10 @@ struct EvalArgs {
     #[arg(long)]
     reuse: bool,
     /// Run only these modalities (comma-separated); several are fused.
-    #[arg(long, value_delimiter = ',', value_name = "MODALITY")]
+    #[arg(long, value_delimiter = ',', value_name = "MODALITY", value_parser = modalities())]
     modality: Vec<Modality>,
     /// The preset to evaluate.
-    #[arg(long, default_value = "default")]
+    #[arg(long, default_value = "default", value_parser = presets())]
     preset: Preset,
     /// Also run the ablations over the same indexes: each modality removed
     /// in turn, each alone, and every preset.
@@ -384,6 +411,7 @@ fn parse_size(s: &str) -> Result<u64, String> {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    remove_unfinished_work_on_interrupt();
     match run(cli) {
         Ok(code) => code,
         Err(err) => {
@@ -393,6 +421,26 @@ fn main() -> ExitCode {
             let _ = writeln!(std::io::stderr(), "maguyva: error: {err:#}");
             ExitCode::from(2)
         }
+    }
+}
+
+/// Ctrl-C, or a signal to end, while an index is being written: the
+/// unfinished generation is removed before the process ends (as the shell
+/// expects, with status 128 + the signal), so that nothing of it is left
+/// in the index folder; the current generation is untouched.
+fn remove_unfinished_work_on_interrupt() {
+    #[cfg(unix)]
+    {
+        use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+        let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
+            return;
+        };
+        let _ = std::thread::Builder::new().name("signals".into()).spawn(move || {
+            if let Some(signal) = signals.forever().next() {
+                maguyva_core::remove_unfinished_generations();
+                std::process::exit(128 + signal);
+            }
+        });
     }
 }
 
@@ -412,15 +460,25 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Callers(args) => callers(args),
         Command::Impact(args) => impact(args),
         Command::Mcp(args) => mcp(args),
-        Command::Generate { what } => generate(what),
+        Command::Generate { what, out } => generate(what, out.as_deref()),
     }
 }
 
-fn generate(what: Generated) -> Result<ExitCode> {
+fn generate(what: Generated, folder: Option<&Path>) -> Result<ExitCode> {
     use clap::CommandFactory;
     use clap_complete::Shell;
     let mut command = Cli::command();
     let mut out = Vec::new();
+    if let Some(folder) = folder {
+        if what != Generated::Man {
+            anyhow::bail!("--out writes man pages; completions are printed");
+        }
+        std::fs::create_dir_all(folder)
+            .with_context(|| format!("creating {}", folder.display()))?;
+        clap_mangen::generate_to(command, folder)
+            .with_context(|| format!("writing man pages into {}", folder.display()))?;
+        return Ok(ExitCode::SUCCESS);
+    }
     let shell = match what {
         Generated::Man => {
             clap_mangen::Man::new(command.clone()).render(&mut out)?;
@@ -518,6 +576,7 @@ fn index(args: IndexArgs) -> Result<ExitCode> {
     let progress = BarProgress::new(!args.quiet && !args.json);
     let options = if args.refresh { BuildOptions::REFRESH } else { BuildOptions::FULL };
     let (_, report) = build_index_with(&root, &dir, &args.opts.settings(&dir), options, &progress)
+        .map_err(|e| with_index_dir_hint(e, &dir))
         .with_context(|| format!("indexing {}", root.display()))?;
     progress.finish();
     if args.json {
@@ -552,62 +611,27 @@ fn search(args: SearchArgs) -> Result<ExitCode> {
     };
     // Validate before any indexing work, so a bad query fails fast.
     let query = request.query()?;
-    let (index, as_is) = if args.no_refresh {
+    let response = if args.no_refresh {
         let index = engine::Index::open(&dir, &args.opts.settings(&dir))
             .with_context(|| format!("opening the index in {}", dir.path().display()))?;
-        (index, false)
+        index.search(&request)?
     } else {
-        let progress = BarProgress::new(!args.json);
-        let (index, refresh) = open_fresh(&root, &dir, &args.opts.settings(&dir), &progress)
-            .with_context(|| format!("indexing {}", root.display()))?;
-        progress.finish();
-        if let Some(text) = refresh.note() {
-            note(&text);
+        answered(&root, &args.opts, args.json, |index, as_is| match as_is {
+            true => index.search_as_indexed(&request),
+            false => index.search(&request),
+        })?
+    };
+    note_changed(&response.changed);
+    if let Some(b) = response.budget.filter(|b| b.left_out + b.cut > 0) {
+        let plural = |n: usize| if n == 1 { "" } else { "s" };
+        let mut parts = Vec::new();
+        if b.cut > 0 {
+            parts.push(format!("{} result{} cut to {} lines", b.cut, plural(b.cut), "their best"));
         }
-        (
-            index,
-            matches!(refresh, engine::Refresh::ReadOnly { .. } | engine::Refresh::UsedWhileLocked),
-        )
-    };
-    // An index that cannot be refreshed answers as it is, without the
-    // files that changed since.
-    let searched = match as_is {
-        true => index.search_as_indexed(&request),
-        false => index.search(&request),
-    };
-    if let Ok(r) = &searched {
-        note_changed(&r.changed);
-    }
-    let response = match searched {
-        // Damage found only now, in a part the search read for the first
-        // time: rebuild from scratch. A file that changed after the
-        // staleness check saw it (or in a way it cannot see: same size and
-        // time): refresh. Either way, answer from the new index.
-        Err(e @ (maguyva_core::Error::Corrupt { .. } | maguyva_core::Error::Changed { .. }))
-            if !args.no_refresh =>
-        {
-            let (what, options) = match e {
-                maguyva_core::Error::Changed { .. } => ("refreshed", BuildOptions::REREAD),
-                _ => ("rebuilt", BuildOptions::FULL),
-            };
-            note(&format!("index {what}: {e}"));
-            drop(index);
-            let progress = BarProgress::new(!args.json);
-            let (index, _) =
-                build_index_with(&root, &dir, &args.opts.settings(&dir), options, &progress)
-                    .with_context(|| format!("indexing {}", root.display()))?;
-            progress.finish();
-            index.search(&request)?
+        if b.left_out > 0 {
+            parts.push(format!("{} result{} left out", b.left_out, plural(b.left_out)));
         }
-        other => other?,
-    };
-    if let Some(b) = response.budget.filter(|b| b.left_out > 0) {
-        note(&format!(
-            "{} result{} left out to stay within {} tokens",
-            b.left_out,
-            if b.left_out == 1 { "" } else { "s" },
-            b.max_tokens
-        ));
+        note(&format!("{} to stay within {} tokens", parts.join(" and "), b.max_tokens));
     }
     if args.json {
         print(&format!("{}\n", serde_json::to_string_pretty(&response)?))?;
@@ -794,16 +818,96 @@ fn tune(args: EvalArgs, index_root: PathBuf, settings: IndexSettings) -> Result<
 /// and whether it must answer as it is (it could not be refreshed).
 fn fresh_index(path: &Path, opts: &IndexOpts, json: bool) -> Result<(engine::Index, bool)> {
     let dir = opts.dir(path);
+    // A folder with no file in it (a wrong path, most often) is not given
+    // an index.
+    if matches!(dir.current(), Ok(None)) {
+        let mut walker = maguyva_core::CorpusBuilder::new();
+        walker.exclude(dir.path());
+        let scan = walker.scan(path).with_context(|| format!("indexing {}", path.display()))?;
+        if scan.files.is_empty() {
+            anyhow::bail!(
+                "nothing to search: {} holds no file to index (hidden and ignored files are \
+                 left out); give the folder of a repository",
+                path.display()
+            );
+        }
+    }
     let progress = BarProgress::new(!json);
     let (index, refresh) = open_fresh(path, &dir, &opts.settings(&dir), &progress)
+        .map_err(|e| with_index_dir_hint(e, &dir))
         .with_context(|| format!("indexing {}", path.display()))?;
     progress.finish();
     if let Some(text) = refresh.note() {
         note(&text);
     }
+    if index.manifest.files.is_empty() {
+        let skipped = &index.manifest.skipped;
+        let why = match skipped.is_empty() {
+            true => String::new(),
+            false => format!(" ({} left out: {})", skipped.len(), output::skip_reasons(skipped)),
+        };
+        note(&format!(
+            "{} holds no file that can be indexed{why}; nothing to search",
+            path.display()
+        ));
+    }
     let as_is =
         matches!(refresh, engine::Refresh::ReadOnly { .. } | engine::Refresh::UsedWhileLocked);
     Ok((index, as_is))
+}
+
+/// `e`, with a hint when it is the index folder that cannot be written:
+/// `--index-dir` keeps the index elsewhere (a read-only checkout, a folder
+/// of someone else's).
+fn with_index_dir_hint(e: maguyva_core::Error, dir: &IndexDir) -> anyhow::Error {
+    let in_index = match &e {
+        maguyva_core::Error::Io { path, .. } => path.starts_with(dir.path()),
+        _ => false,
+    };
+    match in_index {
+        true => anyhow::Error::new(e).context(format!(
+            "the index folder {} cannot be written; give --index-dir DIR to keep the index in \
+             a folder that can be",
+            dir.path().display()
+        )),
+        false => e.into(),
+    }
+}
+
+/// `answer` from the fresh index of `root` (told whether the index must
+/// answer as it is, not refreshed). An answer that finds damage in a part
+/// of the index it read for the first time rebuilds the index from
+/// scratch; one that finds a file changed behind the index's back (after
+/// the staleness check, or with the same size and time) refreshes it,
+/// reading every file. Either way it says so and answers again from the
+/// new index, so that no damage makes every later command fail.
+fn answered<T>(
+    root: &Path,
+    opts: &IndexOpts,
+    json: bool,
+    answer: impl Fn(&engine::Index, bool) -> maguyva_core::Result<T>,
+) -> Result<T> {
+    let (index, as_is) = fresh_index(root, opts, json)?;
+    let e = match answer(&index, as_is) {
+        Ok(answer) => return Ok(answer),
+        Err(e) => e,
+    };
+    let options = match &e {
+        maguyva_core::Error::Changed { .. } if !as_is => BuildOptions::REREAD,
+        maguyva_core::Error::Corrupt { .. } | maguyva_core::Error::IncompatibleFormat { .. } => {
+            BuildOptions::FULL
+        }
+        _ => return Err(e.into()),
+    };
+    let what = if options == BuildOptions::FULL { "rebuilt" } else { "refreshed" };
+    note(&format!("index {what}: {}", maguyva_core::error_chain(&e)));
+    drop(index);
+    let dir = opts.dir(root);
+    let progress = BarProgress::new(!json);
+    let (index, _) = build_index_with(root, &dir, &opts.settings(&dir), options, &progress)
+        .with_context(|| format!("indexing {}", root.display()))?;
+    progress.finish();
+    Ok(answer(&index, false)?)
 }
 
 /// Says on stderr which changed files an answer left out.
@@ -815,11 +919,10 @@ fn note_changed(changed: &[String]) {
 
 fn callers(args: CallersArgs) -> Result<ExitCode> {
     let root = args.folder.root(&args.opts);
-    let (index, as_is) = fresh_index(&root, &args.opts, args.json)?;
-    let report = match as_is {
-        true => index.callers_as_indexed(&args.name, args.limit as usize)?,
-        false => index.callers(&args.name, args.limit as usize)?,
-    };
+    let report = answered(&root, &args.opts, args.json, |index, as_is| match as_is {
+        true => index.callers_as_indexed(&args.name, args.limit as usize),
+        false => index.callers(&args.name, args.limit as usize),
+    })?;
     note_changed(&report.changed);
     if report.targets.is_empty() {
         note(&format!("no definition named {:?}", args.name));
@@ -838,11 +941,10 @@ fn callers(args: CallersArgs) -> Result<ExitCode> {
 
 fn impact(args: ImpactArgs) -> Result<ExitCode> {
     let root = args.folder.root(&args.opts);
-    let (index, as_is) = fresh_index(&root, &args.opts, args.json)?;
-    let report = match as_is {
-        true => index.impact_as_indexed(&args.target, args.depth, args.limit as usize)?,
-        false => index.impact(&args.target, args.depth, args.limit as usize)?,
-    };
+    let report = answered(&root, &args.opts, args.json, |index, as_is| match as_is {
+        true => index.impact_as_indexed(&args.target, args.depth, args.limit as usize),
+        false => index.impact(&args.target, args.depth, args.limit as usize),
+    })?;
     note_changed(&report.changed);
     if report.targets.is_empty() {
         note(&format!("no definition, file or module named {:?}", args.target));
@@ -861,17 +963,18 @@ fn impact(args: ImpactArgs) -> Result<ExitCode> {
 
 fn symbols(args: SymbolsArgs) -> Result<ExitCode> {
     let root = args.folder.root(&args.opts);
-    let (index, _) = fresh_index(&root, &args.opts, args.json)?;
     let wanted = args.name.as_deref().map(maguyva_ast::normalize);
-    let table = index.symbols()?;
-    let listed: Vec<output::SymbolRow> = table
-        .iter()
-        .filter(|(_, s)| wanted.as_ref().is_none_or(|w| maguyva_ast::normalize(s.name) == *w))
-        .filter_map(|(id, s)| {
-            let path = index.manifest.files.get(s.file.index())?.path.clone();
-            output::SymbolRow::new(path, table, id)
-        })
-        .collect();
+    let listed: Vec<output::SymbolRow> = answered(&root, &args.opts, args.json, |index, _| {
+        let table = index.symbols()?;
+        Ok(table
+            .iter()
+            .filter(|(_, s)| wanted.as_ref().is_none_or(|w| maguyva_ast::normalize(s.name) == *w))
+            .filter_map(|(id, s)| {
+                let path = index.manifest.files.get(s.file.index())?.path.clone();
+                output::SymbolRow::new(path, table, id)
+            })
+            .collect())
+    })?;
     if listed.is_empty() {
         note(&match &args.name {
             Some(name) => format!("no definition named {name:?}"),

@@ -3,12 +3,24 @@ use maguyva_core::IndexDir;
 
 #[test]
 fn empty_repository() {
+    // A search, or any question, in a folder with no file says so and
+    // leaves nothing behind.
     let repo = Repo::empty();
+    for args in
+        [vec!["search", "anything"], vec!["callers", "x"], vec!["impact", "x"], vec!["symbols"]]
+    {
+        let run = repo.run(&args);
+        assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);
+        assert!(run.stderr.contains("holds no file to index"), "{args:?}: {}", run.stderr);
+        assert!(!repo.path().join(".maguyva").exists(), "{args:?} wrote an index");
+    }
+    // Indexing it on purpose works, and says what it found.
     let run = repo.run(&["index"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(run.stdout.starts_with("indexed 0 files"), "{}", run.stdout);
     let search = repo.run(&["search", "anything"]);
     assert_eq!(search.code, 1, "no results: {}", search.stderr);
+    assert!(search.stderr.contains("holds no file that can be indexed"), "{}", search.stderr);
 }
 
 #[test]
@@ -20,7 +32,157 @@ fn only_binary_files() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(run.stdout.contains("indexed 0 files"), "{}", run.stdout);
     assert!(run.stdout.contains("skipped 2 files: 2 binary"), "{}", run.stdout);
-    assert_eq!(repo.run(&["search", "\"PNG\""]).code, 1);
+    let search = repo.run(&["search", "\"PNG\""]);
+    assert_eq!(search.code, 1);
+    assert!(
+        search.stderr.contains("no file that can be indexed (2 left out: 2 binary)"),
+        "{}",
+        search.stderr
+    );
+}
+
+/// An index folder that cannot be written gets an error that says so and
+/// how to keep the index elsewhere.
+#[test]
+fn an_index_folder_that_cannot_be_written_says_to_use_index_dir() {
+    let repo = Repo::fixture("python");
+    // In the way of the index folder: a file where it would go.
+    repo.write(".maguyva", "not a folder");
+    let run = repo.run(&["search", "apply discount"]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains("cannot be written") && run.stderr.contains("--index-dir"),
+        "{}",
+        run.stderr
+    );
+    let elsewhere = tempfile::tempdir().unwrap();
+    let dir = elsewhere.path().join("idx");
+    let run = repo.run(&["search", "apply discount", "--index-dir", dir.to_str().unwrap()]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let run = repo.run(&["index", "-q"]);
+    assert!(run.stderr.contains("--index-dir"), "{}", run.stderr);
+}
+
+/// A folder that can be read but not written, with no index in it yet.
+#[cfg(unix)]
+#[test]
+fn a_read_only_folder_without_an_index_says_to_use_index_dir() {
+    use std::os::unix::fs::PermissionsExt;
+    let repo = Repo::fixture("python");
+    for entry in walk(repo.path()) {
+        let mode = if entry.is_dir() { 0o755 } else { 0o644 };
+        std::fs::set_permissions(&entry, std::fs::Permissions::from_mode(mode)).unwrap();
+    }
+    std::fs::set_permissions(repo.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let Some(run) = run_unprivileged(repo.path(), &["search", "apply discount"]) else {
+        eprintln!("skipped: running as root without setpriv");
+        return;
+    };
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("--index-dir"), "{}", run.stderr);
+    assert!(run.stderr.contains("ermission denied"), "{}", run.stderr);
+}
+
+/// Ctrl-C while an index is written: the process ends as interrupted, and
+/// the generation it was writing is gone; the previous one still answers.
+#[cfg(unix)]
+#[test]
+fn an_interrupted_build_leaves_nothing_behind() {
+    use std::io::BufRead;
+    let repo = Repo::fixture("python");
+    let counting = tempfile::tempdir().unwrap();
+    let counted = std::process::Command::new(env!("CARGO_BIN_EXE_maguyva"))
+        .args(["index", "-q", "--index-dir"])
+        .arg(counting.path().join("idx"))
+        .arg(repo.path())
+        .env("MAGUYVA_PAUSE_AT", "count")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&counted.stderr);
+    // The last stage, writing, begins once the generation's folder is made.
+    let at = stderr
+        .lines()
+        .find_map(|l| l.split("stages begin at ").nth(1))
+        .and_then(|s| s.split(' ').filter_map(|n| n.parse::<u64>().ok()).last())
+        .unwrap_or_else(|| panic!("no stages: {stderr}"));
+    let index = repo.path().join(".maguyva");
+    let entries = |prefix: &str| {
+        std::fs::read_dir(&index).map_or(0, |d| {
+            d.filter_map(Result::ok)
+                .filter(|e| e.file_name().to_string_lossy().starts_with(prefix))
+                .count()
+        })
+    };
+    // The first build, interrupted, leaves no index folder at all; the
+    // second, over a good index, leaves the good one alone.
+    for round in 0..2 {
+        let good = (round == 1).then(|| {
+            assert_eq!(repo.run(&["index", "-q"]).code, 0);
+            current_generation(&repo)
+        });
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_maguyva"))
+            .args(["index", "-q"])
+            .current_dir(repo.path())
+            .env("MAGUYVA_PAUSE_AT", at.to_string())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+        let paused = stderr.lines().map_while(Result::ok).any(|l| l.contains("paused at"));
+        assert!(paused, "round {round}: never paused");
+        assert_eq!(entries("tmp-"), 1, "round {round}: a generation is being written");
+        let signal = std::process::Command::new("kill")
+            .args(["-INT", &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(signal.success());
+        let status = child.wait().unwrap();
+        assert_eq!(status.code(), Some(130), "round {round}: ends as interrupted");
+        assert_eq!(entries("tmp-"), 0, "round {round}: the unfinished generation is removed");
+        match good {
+            None => assert!(!index.exists(), "round 0: no index folder is left"),
+            Some(good) => {
+                assert_eq!(current_generation(&repo), good);
+                assert_eq!(entries("gen-"), 1, "round 1: only the good generation");
+                let (run, json) = repo.search_json("\"apply_discount\"", &["--no-refresh"]);
+                assert_eq!(run.code, 0, "{}", run.stderr);
+                assert!(!result_paths(&json).is_empty());
+            }
+        }
+    }
+}
+
+/// A tree moved elsewhere with its index: the next search rebuilds the
+/// index, and the generation it replaced is removed.
+#[test]
+fn a_rebuild_after_a_move_leaves_one_generation() {
+    let repo = Repo::fixture("go");
+    assert_eq!(repo.run(&["index", "-q"]).code, 0);
+    let moved = tempfile::tempdir().unwrap();
+    let to = moved.path().join("moved");
+    std::fs::rename(repo.path(), &to).unwrap();
+    let run = crate::util::run_in(&to, &["search", "apply discount"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stderr.contains("index rebuilt"), "{}", run.stderr);
+    let gens: Vec<String> = std::fs::read_dir(to.join(".maguyva"))
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with("gen-") || n.starts_with("tmp-"))
+        .collect();
+    assert_eq!(gens.len(), 1, "{gens:?}");
+    // A refresh after an edit leaves one too.
+    std::fs::write(to.join("notes.md"), "Shipping notes.\n").unwrap();
+    let run = crate::util::run_in(&to, &["search", "shipping notes"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let count = std::fs::read_dir(to.join(".maguyva"))
+        .unwrap()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name().to_string_lossy().starts_with("gen-"))
+        .count();
+    assert_eq!(count, 1);
+    std::fs::rename(&to, repo.path()).unwrap();
 }
 
 #[cfg(unix)]
@@ -178,6 +340,35 @@ fn truncated_and_corrupt_index_files_are_detected() {
         assert_eq!(run.code, 0, "{file}: {}", run.stderr);
         assert!(run.stderr.contains("index rebuilt"), "{file}: {}", run.stderr);
         assert_eq!(result_paths(&json)[0], "src/pricing.ts");
+    }
+    // Every other question recovers too, the first time it meets the
+    // damage, whether or not a file changed: it says so, answers, and the
+    // next command finds the index whole.
+    for file in
+        ["text.mgv", "symbols.mgv", "graph.mgv", "semantic.mgv", "outlines.mgv", "fragments.mgv"]
+    {
+        for edit in [false, true] {
+            for args in [
+                &["callers", "applyDiscount"][..],
+                &["impact", "applyDiscount"],
+                &["symbols", "--name", "applyDiscount"],
+            ] {
+                let repo = Repo::fixture("typescript");
+                assert_eq!(repo.run(&["index", "-q"]).code, 0);
+                let victim = current_generation(&repo).join(file);
+                let bytes = std::fs::read(&victim).unwrap();
+                std::fs::write(&victim, &bytes[..bytes.len() / 2]).unwrap();
+                if edit {
+                    repo.write("NOTES.md", "Edited after indexing.\n");
+                }
+                let run = repo.run(args);
+                assert_eq!(run.code, 0, "{file} {args:?} (edited: {edit}): {}", run.stderr);
+                assert!(run.stdout.contains("pricing.ts"), "{file} {args:?}: {}", run.stdout);
+                let again = repo.run(args);
+                assert_eq!(again.stdout, run.stdout, "{file} {args:?}");
+                assert!(!again.stderr.contains("rebuilt"), "{file} {args:?}: {}", again.stderr);
+            }
+        }
     }
     // A flipped byte in the middle is caught by the checksum.
     let repo = Repo::fixture("typescript");

@@ -31,6 +31,36 @@ const LOCK: &str = "LOCK";
 const GEN_PREFIX: &str = "gen-";
 const TMP_PREFIX: &str = "tmp-";
 
+/// The folders of generations this process is writing, to remove when it
+/// is interrupted before finishing them ([`remove_unfinished_generations`]).
+static UNFINISHED: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+
+/// Index folders this process created, to remove with its unfinished
+/// generations when no generation was ever committed in them.
+static CREATED: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+
+fn unfinished() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
+    UNFINISHED.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Removes the generations this process has started and not committed:
+/// for a process interrupted (Ctrl-C, a signal to end) while it builds an
+/// index, so that nothing of the build is left in the index folder. The
+/// current generation is untouched. Writers still at work find their folder
+/// gone and fail, which is what the interruption asks.
+pub fn remove_unfinished_generations() {
+    for path in unfinished().drain(..) {
+        let _ = fs::remove_dir_all(&path);
+    }
+    // A folder this process made for an index it never finished.
+    let mut created = CREATED.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    for path in created.drain(..) {
+        if !path.join(CURRENT).exists() {
+            let _ = fs::remove_dir_all(&path);
+        }
+    }
+}
+
 /// An index folder (by default `<root>/.maguyva`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct IndexDir {
@@ -139,7 +169,13 @@ impl IndexDir {
     /// Takes the write lock without waiting; [`Error::Locked`] when another
     /// process holds it. Leftovers of a crashed writer are removed.
     pub fn lock(&self) -> Result<WriteLock> {
-        fs::create_dir_all(&self.path).map_err(|e| Error::io("creating", &self.path, e))?;
+        if !self.path.exists() {
+            fs::create_dir_all(&self.path).map_err(|e| Error::io("creating", &self.path, e))?;
+            CREATED
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .push(self.path.clone());
+        }
         // Keep the index out of version control when it sits inside a checkout.
         let gitignore = self.path.join(".gitignore");
         if !gitignore.exists() {
@@ -223,6 +259,7 @@ impl WriteLock {
             .unwrap_or_default();
         let path = self.dir.path.join(format!("{TMP_PREFIX}{}-{stamp}", std::process::id()));
         fs::create_dir(&path).map_err(|e| Error::io("creating", &path, e))?;
+        unfinished().push(path.clone());
         Ok(Staging { lock: self, path, committed: false })
     }
 
@@ -289,6 +326,7 @@ impl Staging<'_> {
         let gen_dir = dir.path.join(&name);
         fs::rename(&self.path, &gen_dir).map_err(|e| Error::io("renaming", &self.path, e))?;
         self.committed = true;
+        unfinished().retain(|p| p != &self.path);
         sync_dir(&dir.path)?;
         let tmp = dir.path.join(format!("{CURRENT}.tmp"));
         {
@@ -311,6 +349,7 @@ impl Drop for Staging<'_> {
         if !self.committed {
             // Best effort: a leftover is also removed by the next writer.
             let _ = fs::remove_dir_all(&self.path);
+            unfinished().retain(|p| p != &self.path);
         }
     }
 }
@@ -318,6 +357,25 @@ impl Drop for Staging<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn generations_being_written_are_known_until_committed_or_dropped() {
+        // The registry is the process's: other tests may stage beside this
+        // one, so only this test's folders are looked at.
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = IndexDir::new(tmp.path().join("idx"));
+        let lock = dir.lock().unwrap();
+        let staging = lock.stage().unwrap();
+        let path = staging.path().to_path_buf();
+        assert!(unfinished().contains(&path));
+        let generation = staging.commit().unwrap();
+        assert!(!unfinished().contains(&path) && !unfinished().contains(&generation));
+        let staging = lock.stage().unwrap();
+        let path = staging.path().to_path_buf();
+        assert!(unfinished().contains(&path));
+        drop(staging);
+        assert!(!unfinished().contains(&path) && !path.exists());
+    }
 
     fn commit(lock: &WriteLock, text: &str) -> PathBuf {
         let s = lock.stage().unwrap();

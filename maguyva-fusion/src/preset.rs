@@ -19,6 +19,9 @@ pub enum Preset {
 }
 
 impl Preset {
+    /// Every preset, from the least work to the most.
+    pub const ALL: [Preset; 3] = [Preset::Quick, Preset::Default, Preset::Thorough];
+
     /// Its name in doc/intents.md.
     pub fn as_str(self) -> &'static str {
         match self {
