@@ -9,5 +9,6 @@ pub use maguyva_engine as engine;
 pub mod eval;
 pub mod mcp;
 pub mod mcp_config;
+mod mcp_transport;
 pub mod output;
 pub mod progress;

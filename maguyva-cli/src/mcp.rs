@@ -42,6 +42,11 @@ const DEFAULT_READ_LINES: u32 = 200;
 /// files in a burst, and one refresh should take them all.
 const QUIET: Duration = Duration::from_millis(100);
 
+/// How long after a failed refresh it is tried again; each failure after
+/// doubles the wait, up to [`RETRY_MOST`].
+const RETRY_FIRST: Duration = Duration::from_secs(1);
+const RETRY_MOST: Duration = Duration::from_secs(60);
+
 /// The server: one repository, its index, and its settings.
 #[derive(Clone)]
 pub struct McpServer {
@@ -62,6 +67,10 @@ struct State {
     refresh_lock: Mutex<()>,
     /// The watcher, while it runs; without one, calls check the tree.
     watcher: Mutex<Option<notify::RecommendedWatcher>>,
+    /// Why the last refresh failed, while no refresh has succeeded since:
+    /// the index answers as it was, every answer says so, and the
+    /// refresh is tried again.
+    failure: Mutex<Option<String>>,
 }
 
 /// `search`'s arguments.
@@ -140,13 +149,17 @@ pub struct ReadParams {
     pub end_line: Option<u32>,
 }
 
-/// A search tool's structured answer: the engine's response, and whether
-/// a refresh was under way when it was given.
+/// A search tool's structured answer: the engine's response, whether a
+/// refresh was under way when it was given, and whether the index could
+/// not be refreshed (`stale`, with the reason).
 #[derive(Serialize)]
 struct Answer<'a> {
     #[serde(flatten)]
     response: &'a SearchResponse,
     refreshing: bool,
+    stale: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stale_reason: Option<String>,
 }
 
 /// What `read` returns.
@@ -170,6 +183,9 @@ struct Status {
     built_unix_ms: u64,
     current: bool,
     refreshing: bool,
+    stale: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stale_reason: Option<String>,
     watching: bool,
 }
 
@@ -191,6 +207,7 @@ impl McpServer {
             refreshing: AtomicBool::new(false),
             refresh_lock: Mutex::new(()),
             watcher: Mutex::new(None),
+            failure: Mutex::new(None),
         });
         if let Err(e) = watch(&state) {
             eprintln!("maguyva: no file watcher ({e}); each call checks the files first");
@@ -199,40 +216,45 @@ impl McpServer {
     }
 
     /// The index to answer from: the current one, or, without a watcher,
-    /// the index refreshed first when the tree changed.
-    fn current(&self) -> Result<Arc<Index>, String> {
+    /// the index refreshed first when the tree changed (the current one
+    /// when that refresh fails: the failure is kept, and said).
+    fn current(&self) -> Arc<Index> {
         let s = &self.state;
         let index = s.index();
         if s.is_watching()
             || engine::is_current(&s.root, &index, &s.settings, &s.dir).unwrap_or(false)
         {
-            return Ok(index);
+            return index;
         }
-        s.refresh()
+        s.refresh().unwrap_or(index)
     }
 
     /// Runs `request`, and says whether the answer is from an index a
     /// refresh is about to replace. With a watcher, a file found changed
     /// behind the index's back is left out of the answer while the
     /// watcher's refresh runs (started now if the watcher has not seen the
-    /// change yet); without one the index is refreshed first.
+    /// change yet); without one the index is refreshed first. An index
+    /// that could not be refreshed answers without the files that changed.
     fn answer(&self, request: &SearchRequest) -> Result<(SearchResponse, bool), String> {
-        let index = self.current()?;
-        if self.state.is_watching() {
-            let response = index.search_as_indexed(request).map_err(|e| e.to_string())?;
+        let index = self.current();
+        let failed = self.state.failure().is_some();
+        if self.state.is_watching() || failed {
+            let response = index.search_as_indexed(request).map_err(|e| error_text(&e))?;
             let stale = !response.changed.is_empty();
-            if stale {
+            if stale && self.state.is_watching() {
                 let state = Arc::clone(&self.state);
                 std::thread::spawn(move || state.reread_unless_running());
             }
             return Ok((response, stale || self.state.refreshing.load(Ordering::Relaxed)));
         }
         match index.search(request) {
-            Err(maguyva_core::Error::Changed { .. }) => {
-                let response = self.state.reread()?.search(request).map_err(|e| e.to_string())?;
-                Ok((response, false))
-            }
-            other => other.map(|r| (r, false)).map_err(|e| e.to_string()),
+            Err(maguyva_core::Error::Changed { .. }) => match self.state.reread() {
+                Ok(fresh) => Ok((fresh.search(request).map_err(|e| error_text(&e))?, false)),
+                Err(_) => {
+                    Ok((index.search_as_indexed(request).map_err(|e| error_text(&e))?, false))
+                }
+            },
+            other => other.map(|r| (r, false)).map_err(|e| error_text(&e)),
         }
     }
 
@@ -243,11 +265,30 @@ impl McpServer {
                 if refreshing {
                     text.push_str("(the index is being refreshed; this answer is from before)\n");
                 }
-                structured(&Answer { response: &response, refreshing }, text)
+                let stale_reason = self.state.failure();
+                if let Some(why) = &stale_reason {
+                    let _ = writeln!(
+                        text,
+                        "(stale: the index could not be refreshed ({why}); this answer is from \
+                         the index as it was, without the files changed since; retrying)"
+                    );
+                }
+                let answer = Answer {
+                    response: &response,
+                    refreshing,
+                    stale: stale_reason.is_some(),
+                    stale_reason,
+                };
+                structured(&answer, text)
             }
             Err(e) => CallToolResult::error(vec![ContentBlock::text(e)]),
         })
     }
+}
+
+/// An error with its causes, whole.
+fn error_text(e: &maguyva_core::Error) -> String {
+    maguyva_core::error_chain(e)
 }
 
 impl State {
@@ -260,6 +301,18 @@ impl State {
 
     fn is_watching(&self) -> bool {
         self.watcher.lock().is_ok_and(|w| w.is_some())
+    }
+
+    /// Why the last refresh failed, if none has succeeded since.
+    fn failure(&self) -> Option<String> {
+        self.failure.lock().map_or_else(|p| p.into_inner().clone(), |f| f.clone())
+    }
+
+    fn set_failure(&self, failure: Option<String>) {
+        match self.failure.lock() {
+            Ok(mut slot) => *slot = failure,
+            Err(poisoned) => *poisoned.into_inner() = failure,
+        }
     }
 
     /// Refreshes the index when the tree no longer matches it, and returns
@@ -288,6 +341,8 @@ impl State {
         let seen_current =
             engine::is_current(&self.root, &current, &self.settings, &self.dir).unwrap_or(false);
         if seen_current && !found_changed {
+            // The tree is back to what the index holds: nothing is stale.
+            self.set_failure(None);
             return Ok(current);
         }
         self.refreshing.store(true, Ordering::Relaxed);
@@ -302,20 +357,36 @@ impl State {
             false => open_fresh(&self.root, &self.dir, &self.settings, &NoProgress)
                 .map(|(index, _)| index),
         };
-        self.refreshing.store(false, Ordering::Relaxed);
-        let index = Arc::new(fresh.map_err(|e| format!("refreshing the index: {e}"))?);
+        let index = match fresh {
+            Ok(index) => Arc::new(index),
+            Err(e) => {
+                let why = error_text(&e);
+                eprintln!(
+                    "maguyva: the index could not be refreshed: {why}; answering from the \
+                     index as it was until a refresh succeeds"
+                );
+                self.set_failure(Some(why.clone()));
+                self.refreshing.store(false, Ordering::Relaxed);
+                return Err(format!("refreshing the index: {why}"));
+            }
+        };
+        if self.failure().is_some() {
+            eprintln!("maguyva: the index is refreshed again");
+            self.set_failure(None);
+        }
         if let Ok(mut slot) = self.index.lock() {
             *slot = Arc::clone(&index);
         }
+        self.refreshing.store(false, Ordering::Relaxed);
         Ok(index)
     }
 
     /// [`State::reread`] in the background, unless a refresh is already
     /// under way (the watcher refreshes again after the changes it hears).
     fn reread_unless_running(&self) {
-        let Ok(only) = self.refresh_lock.try_lock() else { return };
-        if let Err(e) = self.refresh_holding(only, true) {
-            eprintln!("maguyva: {e}");
+        if let Ok(only) = self.refresh_lock.try_lock() {
+            // A failure is kept and said by every answer, and logged whole.
+            let _ = self.refresh_holding(only, true);
         }
     }
 }
@@ -338,10 +409,16 @@ fn watch(state: &Arc<State>) -> notify::Result<()> {
     std::thread::Builder::new().name("maguyva-watch".into()).spawn(move || {
         // Bursts that touch only what is not indexed (the index folder, the
         // refreshes' own writes, hidden and ignored files) are let pass.
-        while let Some(relevant) = next_burst(&rx, &mut tree) {
+        // After a failed refresh, it is tried again after a wait that
+        // doubles up to a minute, whether or not the tree changes again.
+        let mut retry: Option<Duration> = None;
+        while let Some(relevant) = next_burst(&rx, &mut tree, retry) {
             let Some(state) = weak.upgrade() else { return };
-            if relevant && let Err(e) = state.refresh() {
-                eprintln!("maguyva: {e}");
+            if relevant || retry.is_some() {
+                retry = match state.refresh() {
+                    Ok(_) => None,
+                    Err(_) => Some(retry.map_or(RETRY_FIRST, |r| (r * 2).min(RETRY_MOST))),
+                };
             }
         }
     })?;
@@ -379,12 +456,22 @@ impl WatchedTree {
 }
 
 /// Waits for a burst of events and its quiet end; `Some(true)` when it
-/// touched the indexed tree, `None` when the watcher is gone.
+/// touched the indexed tree, `None` when the watcher is gone. With
+/// `retry`, waits that long at most: `Some(false)` when nothing came.
 fn next_burst(
     rx: &Receiver<notify::Result<notify::Event>>,
     tree: &mut WatchedTree,
+    retry: Option<Duration>,
 ) -> Option<bool> {
-    let mut relevant = tree.is_relevant(&rx.recv().ok()?);
+    let first = match retry {
+        None => rx.recv().ok()?,
+        Some(wait) => match rx.recv_timeout(wait) {
+            Ok(event) => event,
+            Err(RecvTimeoutError::Timeout) => return Some(false),
+            Err(RecvTimeoutError::Disconnected) => return None,
+        },
+    };
+    let mut relevant = tree.is_relevant(&first);
     loop {
         match rx.recv_timeout(QUIET) {
             Ok(event) => relevant |= tree.is_relevant(&event),
@@ -435,8 +522,12 @@ fn render(response: &SearchResponse) -> String {
     if !response.changed.is_empty() {
         let _ = writeln!(out, "(changed since indexed, left out: {})", response.changed.join(", "));
     }
-    if let Some(b) = response.budget.filter(|b| b.left_out > 0) {
-        let _ = writeln!(out, "({} left out to stay within {} tokens)", b.left_out, b.max_tokens);
+    if let Some(b) = response.budget.filter(|b| b.left_out + b.cut > 0) {
+        let _ = writeln!(
+            out,
+            "({} cut to their best lines and {} left out to stay within {} tokens)",
+            b.cut, b.left_out, b.max_tokens
+        );
     }
     out
 }
@@ -574,6 +665,7 @@ impl McpServer {
         let index = s.index();
         let current = engine::is_current(&s.root, &index, &s.settings, &s.dir);
         let m = &index.manifest;
+        let stale_reason = s.failure();
         let status = Status {
             root: m.root.display().to_string(),
             index: s.dir.path().display().to_string(),
@@ -583,14 +675,20 @@ impl McpServer {
             built_unix_ms: m.created_unix_ms,
             current: current.unwrap_or(false),
             refreshing: s.refreshing.load(Ordering::Relaxed),
+            stale: stale_reason.is_some(),
+            stale_reason,
             watching: s.is_watching(),
         };
+        let state = match (&status.stale_reason, status.current, status.refreshing) {
+            (Some(why), _, _) => format!("stale: the last refresh failed ({why}); retrying"),
+            (None, true, _) => "current".to_string(),
+            (None, false, true) => "out of date, being refreshed".to_string(),
+            (None, false, false) if status.watching => "out of date, a refresh is due".to_string(),
+            (None, false, false) => "out of date; the next call refreshes it".to_string(),
+        };
         let text = format!(
-            "{}: {} files, {} fragments, {}\n",
-            status.root,
-            status.files,
-            status.fragments,
-            if status.current { "current" } else { "out of date (being refreshed)" }
+            "{}: {} files, {} fragments, {state}\n",
+            status.root, status.files, status.fragments
         );
         Ok(structured(&status, text))
     }
@@ -638,7 +736,7 @@ fn read_lines(root: &Path, rel: &str, start: u32, end: u32) -> Result<ReadAnswer
 pub fn serve(server: McpServer) -> anyhow::Result<()> {
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     runtime.block_on(async move {
-        let service = server.serve(rmcp::transport::stdio()).await?;
+        let service = server.serve(crate::mcp_transport::stdio()).await?;
         service.waiting().await?;
         Ok(())
     })

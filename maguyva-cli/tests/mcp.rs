@@ -193,7 +193,19 @@ fn malformed_requests_get_errors_and_the_server_carries_on() {
     );
     assert_eq!(answer()["id"], 1);
     send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    // Every malformed line is answered as JSON-RPC 2.0 says.
     send("this is not JSON");
+    let a = answer();
+    assert_eq!((a["error"]["code"].as_i64(), &a["id"]), (Some(-32700), &Value::Null), "{a}");
+    send(r#"{"jsonrpc":"2.0","id":11}"#);
+    let a = answer();
+    assert_eq!((a["error"]["code"].as_i64(), &a["id"]), (Some(-32600), &json!(11)), "{a}");
+    send(r#"[]"#);
+    let a = answer();
+    assert_eq!((a["error"]["code"].as_i64(), &a["id"]), (Some(-32600), &Value::Null), "{a}");
+    send(r#"{"jsonrpc":"2.0","id":"twelve","method":"tools/call","params":"search"}"#);
+    let a = answer();
+    assert_eq!((a["error"]["code"].as_i64(), &a["id"]), (Some(-32602), &json!("twelve")), "{a}");
     send(
         r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"no_such_tool","arguments":{}}}"#,
     );
@@ -254,4 +266,82 @@ async fn a_printed_config_starts_a_server_from_anywhere() {
     let bad = crate::util::run_in(elsewhere.path(), &["mcp", "--print-config", "emacs"]);
     assert_eq!(bad.code, 2);
     assert!(bad.stderr.contains("claude-code"), "{}", bad.stderr);
+}
+
+/// A refresh that fails (here: the index folder is replaced by a file, so
+/// nothing can be written) is said in every answer (`stale`, with the
+/// reason) and by `index_status`, logged whole, and tried again until it
+/// succeeds; the server answers from the index as it was meanwhile.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_refresh_is_said_in_every_answer_and_retried() {
+    let repo = Repo::fixture("python");
+    let root = repo.path().to_path_buf();
+    let elsewhere = tempfile::tempdir().unwrap();
+    let index = elsewhere.path().join("idx");
+    let log = elsewhere.path().join("server.log");
+    let log_file = std::fs::File::create(&log).unwrap();
+    let transport = TokioChildProcess::builder(
+        tokio::process::Command::new(env!("CARGO_BIN_EXE_maguyva")).configure(|cmd| {
+            cmd.args(["mcp", "--index-dir"]).arg(&index).current_dir(&root);
+        }),
+    )
+    .stderr(Stdio::from(log_file))
+    .spawn()
+    .unwrap()
+    .0;
+    let client = ().serve(transport).await.unwrap();
+    let search = json!({"query": "reduce a price by a percentage discount", "k": 3});
+    let r = client.call_tool(call("search", search.clone())).await.unwrap();
+    let answer = r.structured_content.unwrap();
+    assert_eq!(answer["stale"], false);
+    assert!(answer.get("stale_reason").is_none());
+
+    // The index folder cannot be written any more; an edit asks for a refresh.
+    let away = elsewhere.path().join("idx-away");
+    std::fs::rename(&index, &away).unwrap();
+    std::fs::write(&index, "in the way").unwrap();
+    repo.write("shop/returns.py", "def refund_damaged_parcel(order):\n    return order\n");
+    let started = std::time::Instant::now();
+    let answer = loop {
+        let r = client.call_tool(call("search", search.clone())).await.unwrap();
+        assert_eq!(r.is_error, Some(false), "{}", text(&r));
+        let answer = r.structured_content.clone().unwrap();
+        if answer["stale"] == true {
+            assert!(text(&r).contains("stale"), "{}", text(&r));
+            break answer;
+        }
+        assert!(started.elapsed().as_secs() < 30, "the failure was never said: {answer}");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    };
+    let reason = answer["stale_reason"].as_str().unwrap().to_string();
+    assert!(reason.contains("idx"), "{reason}");
+    // The answer comes from the index as it was.
+    assert_eq!(answer["results"][0]["path"], "shop/pricing.py");
+    let r =
+        client.call_tool(call("find_definition", json!({"name": "apply_discount"}))).await.unwrap();
+    assert_eq!(r.structured_content.as_ref().unwrap()["stale"], true);
+    let r = client.call_tool(call("index_status", json!({}))).await.unwrap();
+    let status = r.structured_content.clone().unwrap();
+    assert_eq!(status["stale"], true);
+    assert!(text(&r).contains("the last refresh failed"), "{}", text(&r));
+    assert!(!text(&r).contains("being refreshed") || status["refreshing"] == true);
+    // The log says it whole: what failed, and why.
+    let logged = std::fs::read_to_string(&log).unwrap();
+    let line = logged
+        .lines()
+        .find(|l| l.contains("could not be refreshed"))
+        .unwrap_or_else(|| panic!("{logged}"));
+    assert!(line.contains(&reason), "{line}");
+
+    // Once the folder can be written again, a retry refreshes the index,
+    // with no further edit, and the answers are no longer stale.
+    std::fs::remove_file(&index).unwrap();
+    std::fs::rename(&away, &index).unwrap();
+    let find = json!({"name": "refund_damaged_parcel"});
+    until_first(&client, "find_definition", find.clone(), "shop/returns.py").await;
+    let r = client.call_tool(call("find_definition", find)).await.unwrap();
+    assert_eq!(r.structured_content.unwrap()["stale"], false);
+    let r = client.call_tool(call("index_status", json!({}))).await.unwrap();
+    assert_eq!(r.structured_content.unwrap()["stale"], false);
+    client.cancel().await.unwrap();
 }
