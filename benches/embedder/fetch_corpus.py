@@ -2,9 +2,10 @@
 """Fetch the source corpus for the code-embedding model from package registries.
 
 Reads a source list (TSV with a header; columns registry, name, version,
-language, url, optionally sha256, any further columns are carried along),
-downloads every archive into a cache, and extracts the source files of 19
-languages into one folder per language:
+language, archive, optionally sha256, any further columns are carried
+along), downloads every archive into a cache through the registry's own
+client, and extracts the source files of 19 languages into one folder per
+language:
 
     OUT/<language>/<registry>-<name>-<version>/<path inside the archive>
 
@@ -13,14 +14,46 @@ languages into one folder per language:
     python3 fetch_corpus.py SOURCES.tsv [--cache DIR] [--out DIR] [--manifest FILE]
                             [--only-language LANG ...] [--verified-list FILE]
 
+Sources
+    A package is named by its registry (crates, pypi, npm or debian), name
+    and version; archive is the file name the registry gives the archive
+    (no host, no path), and sha256 its checksum. A debian name may be
+    SOURCE/DIR (see Extraction): SOURCE is the source package.
+
 Downloads
-    Archives go to CACHE/<registry>/<file name of the URL> (npm scopes are
-    prefixed: @scope+file.tgz). A file already in the cache is reused; when
-    the list gives a sha256 it must match, else the file is downloaded again.
+    Each registry is asked through its ordinary client, or the index that
+    client is configured with, so the list names no host:
+
+    crates  cargo: a temporary project that depends on NAME = "=VERSION"
+            (default features off) is fetched with `cargo fetch`, which
+            also fetches the crate's dependencies into cargo's cache; the
+            archive is copied from $CARGO_HOME/registry/cache/*/ (CARGO_HOME
+            as set, else ~/.cargo).
+    npm     `npm pack NAME@VERSION --pack-destination DIR` (npm's configured
+            registry, no scripts run); npm names a scoped package's file
+            SCOPE-ARCHIVE.
+    pypi    pip's index: the index URL (and extra index URLs, certificate and
+            proxy) that pip's own option parser gives for `pip download`, so
+            PIP_INDEX_URL, pip's configuration files and pip's default
+            index, asked of the running python's pip; the simple index page
+            of the project (PEP 503 normalized name) is read, and the link
+            whose file name is archive is downloaded. Nothing is built.
+    debian  the mirrors apt is configured with (URIs: lines of
+            sources.list.d/*.sources, deb lines of sources.list and
+            sources.list.d/*.list, located by apt-config), each tried in
+            turn at pool/main/PREFIX/SOURCE/ARCHIVE, PREFIX being lib and
+            the fourth letter for a source starting with lib, else its first
+            letter. (`apt-get source` is not used: it needs deb-src lines.)
+
+    Archives go to CACHE/<registry>/<archive> (npm scopes are prefixed:
+    @scope+file.tgz). A file already in the cache is reused; when the list
+    gives a sha256 it must match, else the file is downloaded again.
     Downloads run three at a time, are written to a .part file and renamed
     when complete, and are retried twice. When the list gives a sha256, an
     archive that does not match it is refused. The sha256 of every archive is
-    recorded in the manifest. A failed row is reported and the run goes on.
+    recorded in the manifest. A failed row is reported and the run goes on;
+    a registry whose client is missing or cannot be asked fails its rows
+    only.
 
 Extraction
     Kinds: tar.gz (.tar.gz, .tgz, .crate), tar.xz, tar.bz2 and zip (also
@@ -65,13 +98,15 @@ Outputs
     OUT/...            the kept files (each processed row's folders are
                        rewritten, so a rerun gives the same tree)
     --manifest         TSV, one row per source: registry, name, version,
-                       language, url, sha256 (of the archive), files, bytes,
+                       language, archive, sha256 (of the archive), files, bytes,
                        status (ok / failed: reason / excluded: owner/repo)
     --verified-list    optional: the input rows whose status is ok, in the
                        input's columns plus sha256, for a verified rerun
     stdout             progress, refusals, and a summary per language
 
-Standard library only (Python 3.11).
+Standard library only (Python 3.11). The clients are needed only for rows of
+their registry: cargo, npm, pip (of the python running this script) and
+apt's configuration.
 """
 
 from __future__ import annotations
@@ -80,14 +115,20 @@ import argparse
 import concurrent.futures
 import csv
 import hashlib
+import html.parser
 import json
 import lzma
 import os
 import re
+import shlex
 import shutil
+import ssl
 import stat
+import subprocess
 import sys
 import tarfile
+import tempfile
+import threading
 import time
 import urllib.error
 import urllib.parse
@@ -111,6 +152,10 @@ MAX_FILE_BYTES = 512 * 1024
 MAX_JS_LINE = 1000
 DOWNLOAD_JOBS = 3
 USER_AGENT = "maguyva-corpus-fetch (Python urllib)"
+# A registry client's run (npm pack, cargo fetch) may take this many times
+# the per-read timeout.
+CLIENT_TIMEOUT_FACTOR = 5
+REGISTRIES = ("crates", "npm", "pypi", "debian")
 
 EXTENSIONS = {
     "bash": (".sh", ".bash"),
@@ -289,7 +334,7 @@ class Source:
     name: str
     version: str
     language: str
-    url: str
+    archive: str
     expected_sha256: str
     sha256: str = ""
     files: int = 0
@@ -310,6 +355,13 @@ class Source:
             return self.name.split("/", 1)[1]
         return None
 
+    @property
+    def package(self) -> str:
+        """The name the registry knows: SOURCE of a debian SOURCE/DIR row."""
+        if self.registry == "debian":
+            return self.name.split("/", 1)[0]
+        return self.name
+
 
 def safe_component(text: str) -> str:
     text = text.replace("/", "+").replace("\\", "+")
@@ -320,7 +372,7 @@ def read_sources(path: Path) -> tuple[list[str], list[Source]]:
     with path.open(newline="", encoding="utf-8") as fh:
         reader = csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE)
         columns = list(reader.fieldnames or [])
-        missing = {"registry", "name", "version", "language", "url"} - set(columns)
+        missing = {"registry", "name", "version", "language", "archive"} - set(columns)
         if missing:
             sys.exit(f"{path}: missing columns {sorted(missing)}")
         sources = []
@@ -329,7 +381,7 @@ def read_sources(path: Path) -> tuple[list[str], list[Source]]:
                 index=i, row=row,
                 registry=row["registry"].strip(), name=row["name"].strip(),
                 version=row["version"].strip(), language=row["language"].strip(),
-                url=row["url"].strip(),
+                archive=row["archive"].strip(),
                 expected_sha256=(row.get("sha256") or "").strip().lower(),
             ))
     return columns, sources
@@ -337,13 +389,11 @@ def read_sources(path: Path) -> tuple[list[str], list[Source]]:
 
 # ---------------------------------------------------------------- downloads
 
-def cache_path(cache: Path, registry: str, url: str) -> Path:
-    parts = [urllib.parse.unquote(p) for p in urllib.parse.urlparse(url).path.split("/") if p]
-    fname = parts[-1] if parts else "archive"
-    scope = next((p for p in parts[:-1] if p.startswith("@")), None)
-    if scope:
-        fname = f"{scope}+{fname}"
-    return cache / safe_component(registry) / safe_component(fname)
+def cache_path(cache: Path, src: Source) -> Path:
+    fname = src.archive
+    if src.registry == "npm" and src.name.startswith("@") and "/" in src.name:
+        fname = f"{src.name.split('/', 1)[0]}+{fname}"
+    return cache / safe_component(src.registry) / safe_component(fname)
 
 
 def sha256_file(path: Path) -> str:
@@ -352,6 +402,280 @@ def sha256_file(path: Path) -> str:
         for chunk in iter(lambda: fh.read(1 << 20), b""):
             h.update(chunk)
     return h.hexdigest()
+
+
+class FetchError(Exception):
+    pass
+
+
+def fetch_url(url: str, part: Path, timeout: float,
+              opener: urllib.request.OpenerDirector | None = None) -> int:
+    """Stream url into part; the number of bytes written."""
+    size = 0
+    req = urllib.request.Request(url, headers={"User-Agent": USER_AGENT})
+    open_url = opener.open if opener is not None else urllib.request.urlopen
+    with open_url(req, timeout=timeout) as resp, part.open("wb") as out:
+        for chunk in iter(lambda: resp.read(1 << 20), b""):
+            out.write(chunk)
+            size += len(chunk)
+        length = resp.headers.get("Content-Length")
+    if length is not None and int(length) != size:
+        raise OSError(f"short read: {size} of {length} bytes")
+    return size
+
+
+def run_client(cmd: list[str], cwd: Path, timeout: float) -> str:
+    """Run a registry client; its stdout, or FetchError with its first error lines."""
+    try:
+        proc = subprocess.run(cmd, cwd=cwd, stdin=subprocess.DEVNULL, capture_output=True,
+                              text=True, timeout=timeout)
+    except FileNotFoundError:
+        raise FetchError(f"{cmd[0]} not found") from None
+    except subprocess.TimeoutExpired:
+        raise FetchError(f"{cmd[0]} {cmd[1]}: no answer in {timeout:.0f} s") from None
+    if proc.returncode != 0:
+        lines = [ln.strip() for ln in proc.stderr.splitlines() if ln.strip()]
+        first = next((i for i, ln in enumerate(lines) if "error" in ln.lower()),
+                     max(0, len(lines) - 3))
+        raise FetchError(f"{cmd[0]} {cmd[1]} exited {proc.returncode}: "
+                         f"{' | '.join(lines[first:first + 3])}")
+    return proc.stdout
+
+
+# pip's own option parser gives the index `pip download` would use: the
+# environment (PIP_INDEX_URL, ...), pip's configuration files, else pip's
+# default index. pip has no public interface for this, so its option parser is
+# asked, in a python of its own.
+PIP_OPTIONS = """
+import json
+from pip._internal.commands import create_command
+options, _ = create_command("download").parse_args([])
+print(json.dumps({"indexes": [options.index_url, *options.extra_index_urls],
+                  "no_index": options.no_index, "cert": options.cert,
+                  "proxy": options.proxy}))
+"""
+
+
+@dataclass
+class PipIndex:
+    indexes: list[str]
+    opener: urllib.request.OpenerDirector
+
+
+def ask_pip(timeout: float) -> PipIndex:
+    """The indexes pip is configured with, and an opener with pip's certificate
+    and proxy."""
+    out = run_client([sys.executable, "-c", PIP_OPTIONS], Path.cwd(), timeout)
+    try:
+        options = json.loads(out.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        raise FetchError(f"pip gave no options: {out[:200]!r}") from None
+    if options["no_index"]:
+        raise FetchError("pip is configured with no index")
+    context = ssl.create_default_context(cafile=options["cert"] or None)
+    handlers: list[urllib.request.BaseHandler] = [urllib.request.HTTPSHandler(context=context)]
+    if options["proxy"]:
+        handlers.append(urllib.request.ProxyHandler({"http": options["proxy"],
+                                                     "https": options["proxy"]}))
+    return PipIndex([i for i in options["indexes"] if i], urllib.request.build_opener(*handlers))
+
+
+class LinkParser(html.parser.HTMLParser):
+    """The href of every <a> of a simple index page."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.hrefs: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "a":
+            href = dict(attrs).get("href")
+            if href:
+                self.hrefs.append(href)
+
+
+def link_file_name(url: str) -> str:
+    return urllib.parse.unquote(urllib.parse.urlparse(url).path.rstrip("/").rsplit("/", 1)[-1])
+
+
+def apt_list_files() -> list[Path]:
+    """apt's source lists, where apt-config says they are."""
+    main, parts = Path("/etc/apt/sources.list"), Path("/etc/apt/sources.list.d")
+    try:
+        out = subprocess.run(["apt-config", "shell", "MAIN", "Dir::Etc::sourcelist/f",
+                              "PARTS", "Dir::Etc::sourceparts/d"],
+                             capture_output=True, text=True, timeout=60).stdout
+        for assignment in shlex.split(out):
+            key, _, value = assignment.partition("=")
+            if key == "MAIN" and value:
+                main = Path(value)
+            elif key == "PARTS" and value:
+                parts = Path(value)
+    except (OSError, subprocess.SubprocessError, ValueError):
+        pass  # no apt-config: apt's default places
+    files = [main] if main.is_file() else []
+    if parts.is_dir():
+        files += sorted(p for p in parts.iterdir() if p.suffix in (".list", ".sources"))
+    return files
+
+
+def apt_mirrors() -> list[str]:
+    """The http(s) URIs of apt's binary and source lines, in list order."""
+    uris: list[str] = []
+    for path in apt_list_files():
+        text = path.read_text(encoding="utf-8", errors="replace")
+        if path.suffix == ".sources":
+            # deb822 stanzas, separated by blank lines
+            for stanza in re.split(r"\n\s*\n", text):
+                fields: dict[str, str] = {}
+                key = ""
+                for line in stanza.splitlines():
+                    if line.startswith("#") or not line.strip():
+                        continue
+                    if line[0] in " \t" and key:  # continuation line
+                        fields[key] += " " + line.strip()
+                    elif ":" in line:
+                        key, _, value = line.partition(":")
+                        key = key.strip().lower()
+                        fields[key] = value.strip()
+                if fields.get("enabled", "yes").lower() == "no":
+                    continue
+                if not {"deb", "deb-src"} & set(fields.get("types", "").split()):
+                    continue
+                uris += fields.get("uris", "").split()
+        else:
+            # one-line entries: deb [options] URI SUITE [COMPONENT...]
+            for line in text.splitlines():
+                line = line.split("#", 1)[0]
+                line = re.sub(r"\[[^\]]*\]", " ", line)
+                words_ = line.split()
+                if len(words_) >= 3 and words_[0] in ("deb", "deb-src"):
+                    uris.append(words_[1])
+    out: list[str] = []
+    for uri in uris:
+        uri = uri.rstrip("/")
+        if urllib.parse.urlparse(uri).scheme in ("http", "https") and uri not in out:
+            out.append(uri)
+    return out
+
+
+def debian_pool_path(source: str, archive: str) -> str:
+    prefix = source[:4] if source.startswith("lib") else source[:1]
+    return "/".join(urllib.parse.quote(p, safe="+~")
+                    for p in ("pool", "main", prefix, source, archive))
+
+
+def cargo_home() -> Path:
+    home = os.environ.get("CARGO_HOME")
+    return Path(home) if home else Path.home() / ".cargo"
+
+
+class Registries:
+    """Fetches an archive through its registry's client; what a client is
+    configured with is asked once, when a row of that registry first needs it."""
+
+    def __init__(self, timeout: float) -> None:
+        self.timeout = timeout
+        self.client_timeout = timeout * CLIENT_TIMEOUT_FACTOR
+        self.lock = threading.Lock()
+        self.asked: dict[str, object] = {}
+
+    def configured(self, registry: str, ask: Callable[[], object]) -> object:
+        """ask() once per registry; its answer, or its failure, is kept for every row."""
+        with self.lock:
+            if registry not in self.asked:
+                try:
+                    self.asked[registry] = ask()
+                except (FetchError, OSError, subprocess.SubprocessError, ValueError, KeyError) as exc:
+                    self.asked[registry] = FetchError(f"cannot ask {registry}'s client: {exc}")
+            answer = self.asked[registry]
+        if isinstance(answer, FetchError):
+            raise answer
+        return answer
+
+    def fetch(self, src: Source, part: Path) -> int:
+        """Write src's archive to part; the number of bytes fetched."""
+        if not src.archive or safe_component(src.archive) != src.archive:
+            raise FetchError(f"archive is not a file name: {src.archive!r}")
+        fetchers = {"crates": self.fetch_crate, "npm": self.fetch_npm,
+                    "pypi": self.fetch_pypi, "debian": self.fetch_debian}
+        if src.registry not in fetchers:
+            raise FetchError(f"unknown registry {src.registry} (known: {', '.join(REGISTRIES)})")
+        return fetchers[src.registry](src, part)
+
+    def fetch_crate(self, src: Source, part: Path) -> int:
+        # cargo resolves and downloads the crate (and its dependencies) into
+        # its own cache; the archive is copied from there.
+        with tempfile.TemporaryDirectory(prefix="corpus-cargo-") as tmp:
+            root = Path(tmp)
+            (root / "src").mkdir()
+            (root / "src" / "lib.rs").write_text("")
+            (root / "Cargo.toml").write_text(
+                '[package]\nname = "corpus-fetch-probe"\nversion = "0.0.0"\n'
+                'edition = "2021"\npublish = false\n\n[workspace]\n\n[dependencies]\n'
+                f'{json.dumps(src.name)} = {{ version = {json.dumps("=" + src.version)}, '
+                'default-features = false }\n')
+            run_client(["cargo", "fetch", "--manifest-path", str(root / "Cargo.toml")],
+                       root, self.client_timeout)
+        found = sorted((cargo_home() / "registry" / "cache").glob(f"*/{src.archive}"),
+                       key=lambda p: p.stat().st_mtime, reverse=True)
+        if not found:
+            raise FetchError(f"cargo fetch left no {src.archive} in {cargo_home()}/registry/cache")
+        shutil.copyfile(found[0], part)
+        return part.stat().st_size
+
+    def fetch_npm(self, src: Source, part: Path) -> int:
+        # npm names a scoped package's file SCOPE-NAME-VERSION.tgz
+        expected = src.archive
+        if src.name.startswith("@") and "/" in src.name:
+            expected = f"{src.name[1:].split('/', 1)[0]}-{src.archive}"
+        with tempfile.TemporaryDirectory(prefix="corpus-npm-") as tmp:
+            run_client(["npm", "pack", f"{src.name}@{src.version}", "--pack-destination", tmp,
+                        "--ignore-scripts", "--loglevel", "error"], Path(tmp),
+                       self.client_timeout)
+            packed = Path(tmp) / expected
+            if not packed.is_file():
+                wrote = ", ".join(sorted(p.name for p in Path(tmp).iterdir())) or "nothing"
+                raise FetchError(f"npm pack wrote {wrote}, not {expected}")
+            shutil.move(packed, part)
+        return part.stat().st_size
+
+    def fetch_pypi(self, src: Source, part: Path) -> int:
+        pip: PipIndex = self.configured("pypi", lambda: ask_pip(self.client_timeout))
+        project = re.sub(r"[-_.]+", "-", src.name).lower()  # PEP 503
+        errors = []
+        for index in pip.indexes:
+            page = f"{index.rstrip('/')}/{project}/"
+            req = urllib.request.Request(page, headers={"User-Agent": USER_AGENT,
+                                                        "Accept": "text/html"})
+            try:
+                with pip.opener.open(req, timeout=self.timeout) as resp:
+                    parser = LinkParser()
+                    parser.feed(resp.read().decode("utf-8", errors="replace"))
+                    base = resp.geturl()
+            except urllib.error.HTTPError as exc:
+                errors.append(f"index page {page}: HTTP {exc.code}")
+                continue
+            links = [urllib.parse.urljoin(base, h) for h in parser.hrefs]
+            match = [u for u in links if link_file_name(u) == src.archive]
+            if not match:
+                errors.append(f"{src.archive} not on {page}")
+                continue
+            return fetch_url(urllib.parse.urldefrag(match[0]).url, part, self.timeout, pip.opener)
+        raise FetchError("; ".join(errors) or "pip has no index")
+
+    def fetch_debian(self, src: Source, part: Path) -> int:
+        mirrors: list[str] = self.configured("debian", apt_mirrors)
+        if not mirrors:
+            raise FetchError("apt is configured with no http(s) mirror")
+        path = debian_pool_path(src.package, src.archive)
+        errors = []
+        for mirror in mirrors:
+            try:
+                return fetch_url(f"{mirror}/{path}", part, self.timeout)
+            except urllib.error.HTTPError as exc:
+                errors.append(f"{mirror}: HTTP {exc.code}")
+        raise FetchError(f"{path}: " + "; ".join(errors))
 
 
 @dataclass
@@ -363,8 +687,9 @@ class Download:
     reused: bool = False
 
 
-def download(url: str, dest: Path, expected: str, retries: int, timeout: float) -> Download:
-    """Fetch url to dest (or reuse dest) and check it against expected."""
+def download(registries: Registries, src: Source, dest: Path, expected: str,
+             retries: int) -> Download:
+    """Fetch src's archive to dest (or reuse dest) and check it against expected."""
     if dest.exists():
         digest = sha256_file(dest)
         if not expected or digest == expected:
@@ -377,24 +702,16 @@ def download(url: str, dest: Path, expected: str, retries: int, timeout: float) 
         if attempt:
             time.sleep(5 * attempt)
         try:
-            h = hashlib.sha256()
-            size = 0
-            req = urllib.request.Request(url, headers={"User-Agent": USER_AGENT})
-            with urllib.request.urlopen(req, timeout=timeout) as resp, part.open("wb") as out:
-                for chunk in iter(lambda: resp.read(1 << 20), b""):
-                    h.update(chunk)
-                    out.write(chunk)
-                    size += len(chunk)
-                length = resp.headers.get("Content-Length")
-            if length is not None and int(length) != size:
-                raise OSError(f"short read: {size} of {length} bytes")
-            digest = h.hexdigest()
+            size = registries.fetch(src, part)
+            digest = sha256_file(part)
             if expected and digest != expected:
                 part.unlink(missing_ok=True)
                 return Download(None, digest, f"sha256 mismatch: expected {expected}, got {digest}",
                                 fetched_bytes=size)
             os.replace(part, dest)
             return Download(dest, digest, fetched_bytes=size)
+        except FetchError as exc:
+            error = str(exc)
         except urllib.error.HTTPError as exc:
             error = f"HTTP {exc.code}"
         except (urllib.error.URLError, OSError, ValueError) as exc:
@@ -610,7 +927,7 @@ class Extractor:
 
 # ---------------------------------------------------------------------- run
 
-MANIFEST_COLUMNS = ["registry", "name", "version", "language", "url", "sha256",
+MANIFEST_COLUMNS = ["registry", "name", "version", "language", "archive", "sha256",
                     "files", "bytes", "status"]
 
 
@@ -641,7 +958,9 @@ def main() -> int:
                          "its name matches one (repeatable)")
     ap.add_argument("--jobs", type=int, default=DOWNLOAD_JOBS, help="parallel downloads")
     ap.add_argument("--retries", type=int, default=2)
-    ap.add_argument("--timeout", type=float, default=120.0, help="seconds per network read")
+    ap.add_argument("--timeout", type=float, default=120.0,
+                    help="seconds per network read; a registry client's run may take "
+                         f"{CLIENT_TIMEOUT_FACTOR} times as long")
     args = ap.parse_args()
 
     started = time.monotonic()
@@ -666,6 +985,8 @@ def main() -> int:
             log(f"EXCLUDED {src.label}: name matches excluded repository {hit}")
         elif src.language not in LANGUAGES:
             src.status = f"failed: unknown language {src.language}"
+        elif src.registry not in REGISTRIES:
+            src.status = f"failed: unknown registry {src.registry}"
         else:
             todo.append(src)
 
@@ -674,18 +995,20 @@ def main() -> int:
     args.manifest.parent.mkdir(parents=True, exist_ok=True)
     fetched = 0
     reused = 0
+    registries = Registries(args.timeout)
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        futures: dict[str, concurrent.futures.Future] = {}
-        for src in todo:  # one download per URL, even when rows share it
-            if src.url not in futures:
-                dest = cache_path(args.cache, src.registry, src.url)
-                futures[src.url] = pool.submit(download, src.url, dest, src.expected_sha256,
-                                               args.retries, args.timeout)
-        counted: set[str] = set()
+        futures: dict[Path, concurrent.futures.Future] = {}
+        for src in todo:  # one download per archive, even when rows share it
+            dest = cache_path(args.cache, src)
+            if dest not in futures:
+                futures[dest] = pool.submit(download, registries, src, dest,
+                                            src.expected_sha256, args.retries)
+        counted: set[Path] = set()
         for n, src in enumerate(todo, 1):
-            dl: Download = futures[src.url].result()
-            if src.url not in counted:
-                counted.add(src.url)
+            dest = cache_path(args.cache, src)
+            dl: Download = futures[dest].result()
+            if dest not in counted:
+                counted.add(dest)
                 fetched += dl.fetched_bytes
                 reused += dl.reused
             src.sha256 = dl.sha256
@@ -707,7 +1030,7 @@ def main() -> int:
                        escapechar="\\")
         w.writerow(MANIFEST_COLUMNS)
         for s in sources:
-            w.writerow([s.registry, s.name, s.version, s.language, s.url, s.sha256,
+            w.writerow([s.registry, s.name, s.version, s.language, s.archive, s.sha256,
                         s.files, s.bytes, clean(s.status)])
 
     if args.verified_list:
