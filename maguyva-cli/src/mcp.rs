@@ -735,11 +735,24 @@ fn read_lines(root: &Path, rel: &str, start: u32, end: u32) -> Result<ReadAnswer
 /// Serves MCP over stdin and stdout until the client disconnects.
 pub fn serve(server: McpServer) -> anyhow::Result<()> {
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
-    runtime.block_on(async move {
-        let service = server.serve(crate::mcp_transport::stdio()).await?;
-        service.waiting().await?;
-        Ok(())
-    })
+    runtime.block_on(serve_on(
+        server,
+        tokio::io::BufReader::new(tokio::io::stdin()),
+        tokio::io::stdout(),
+    ))
+}
+
+/// Serves MCP over `input` and `output`, one JSON-RPC message a line, until
+/// the client disconnects: what [`serve`] does over stdin and stdout, on
+/// any stream (a test's, a fuzzer's).
+pub async fn serve_on<R, W>(server: McpServer, input: R, output: W) -> anyhow::Result<()>
+where
+    R: tokio::io::AsyncBufRead + Send + Unpin + 'static,
+    W: tokio::io::AsyncWrite + Send + Unpin + 'static,
+{
+    let service = server.serve(crate::mcp_transport::transport(input, output)).await?;
+    service.waiting().await?;
+    Ok(())
 }
 
 #[cfg(test)]

@@ -142,14 +142,6 @@ where
     (sink, stream)
 }
 
-/// The transport over this process's standard input and output.
-pub(crate) fn stdio() -> (
-    impl Sink<TxJsonRpcMessage<RoleServer>, Error = std::io::Error> + Send + Unpin + 'static,
-    impl Stream<Item = RxJsonRpcMessage<RoleServer>> + Send + Unpin + 'static,
-) {
-    transport(tokio::io::BufReader::new(tokio::io::stdin()), tokio::io::stdout())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -342,11 +342,13 @@ fn truncated_and_corrupt_index_files_are_detected() {
         assert_eq!(result_paths(&json)[0], "src/pricing.ts");
     }
     // Every other question recovers too, the first time it meets the
-    // damage, whether or not a file changed: it says so, answers, and the
-    // next command finds the index whole.
-    for file in
-        ["text.mgv", "symbols.mgv", "graph.mgv", "semantic.mgv", "outlines.mgv", "fragments.mgv"]
-    {
+    // damage (a file cut short is seen when the index is opened, a byte
+    // flipped in a section when the section is first read), whether or not
+    // a file changed: it says so, answers, and the next command finds the
+    // index whole.
+    let files = ["text.mgv", "symbols.mgv", "graph.mgv", "semantic.mgv", "outlines.mgv"];
+    for (file, cut) in files.into_iter().flat_map(|f| [(f, true), (f, false)]) {
+        let how = if cut { "cut short" } else { "a byte flipped" };
         for edit in [false, true] {
             for args in [
                 &["callers", "applyDiscount"][..],
@@ -356,17 +358,25 @@ fn truncated_and_corrupt_index_files_are_detected() {
                 let repo = Repo::fixture("typescript");
                 assert_eq!(repo.run(&["index", "-q"]).code, 0);
                 let victim = current_generation(&repo).join(file);
-                let bytes = std::fs::read(&victim).unwrap();
-                std::fs::write(&victim, &bytes[..bytes.len() / 2]).unwrap();
+                let mut bytes = std::fs::read(&victim).unwrap();
+                match cut {
+                    true => bytes.truncate(bytes.len() / 2),
+                    false => {
+                        let mid = bytes.len() / 2;
+                        bytes[mid] ^= 0xff;
+                    }
+                }
+                std::fs::write(&victim, &bytes).unwrap();
                 if edit {
                     repo.write("NOTES.md", "Edited after indexing.\n");
                 }
                 let run = repo.run(args);
-                assert_eq!(run.code, 0, "{file} {args:?} (edited: {edit}): {}", run.stderr);
-                assert!(run.stdout.contains("pricing.ts"), "{file} {args:?}: {}", run.stdout);
+                let what = format!("{file} {how}, {args:?}, edited: {edit}");
+                assert_eq!(run.code, 0, "{what}: {}", run.stderr);
+                assert!(run.stdout.contains("pricing.ts"), "{what}: {}", run.stdout);
                 let again = repo.run(args);
-                assert_eq!(again.stdout, run.stdout, "{file} {args:?}");
-                assert!(!again.stderr.contains("rebuilt"), "{file} {args:?}: {}", again.stderr);
+                assert_eq!(again.stdout, run.stdout, "{what}");
+                assert!(!again.stderr.contains("rebuilt"), "{what}: {}", again.stderr);
             }
         }
     }

@@ -8,7 +8,6 @@ use libfuzzer_sys::fuzz_target;
 use maguyva_cli::engine::{EmbedderChoice, IndexSettings};
 use maguyva_cli::mcp::McpServer;
 use maguyva_core::IndexDir;
-use rmcp::ServiceExt;
 use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines, ReadHalf, WriteHalf};
@@ -46,9 +45,7 @@ impl Client {
         let (client_side, server_side) = tokio::io::duplex(1 << 20);
         let (server_read, server_write) = tokio::io::split(server_side);
         runtime.spawn(async move {
-            if let Ok(service) = server.serve((server_read, server_write)).await {
-                let _ = service.waiting().await;
-            }
+            let _ = maguyva_cli::mcp::serve_on(server, BufReader::new(server_read), server_write).await;
         });
         let (read, write) = tokio::io::split(client_side);
         let mut client = Client {
