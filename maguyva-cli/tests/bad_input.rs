@@ -103,7 +103,7 @@ fn an_interrupted_build_leaves_nothing_behind() {
     let at = stderr
         .lines()
         .find_map(|l| l.split("stages begin at ").nth(1))
-        .and_then(|s| s.split(' ').filter_map(|n| n.parse::<u64>().ok()).last())
+        .and_then(|s| s.split(' ').filter_map(|n| n.parse::<u64>().ok()).next_back())
         .unwrap_or_else(|| panic!("no stages: {stderr}"));
     let index = repo.path().join(".maguyva");
     let entries = |prefix: &str| {
