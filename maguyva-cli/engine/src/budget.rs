@@ -81,7 +81,7 @@ pub fn pack(
 
 /// The lowercase words of a query that can tell a line apart: three
 /// characters or more.
-fn query_words(query: &str) -> Vec<String> {
+pub fn query_words(query: &str) -> Vec<String> {
     let mut words: Vec<String> = query
         .split(|c: char| !c.is_alphanumeric() && c != '_')
         .filter(|w| w.chars().count() >= 3)
