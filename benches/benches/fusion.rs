@@ -48,9 +48,9 @@ fn bench(c: &mut Criterion) {
         "rejection types and rejection responses for failed extractions",
     ];
     let lists = vec![
-        (Modality::Semantic, list(1, 300)),
-        (Modality::Text, list(3, 300)),
-        (Modality::Structural, list(5, 300)),
+        (Modality::SEMANTIC, list(1, 300)),
+        (Modality::TEXT, list(3, 300)),
+        (Modality::STRUCTURAL, list(5, 300)),
     ];
     let context = Context { centrality: (0..300).map(|i| 1.0 / (1.0 + i as f32)).collect() };
     let params = FusionParams::default();

@@ -32,7 +32,7 @@ impl From<Error> for maguyva_core::Error {
     fn from(e: Error) -> maguyva_core::Error {
         match e {
             Error::Core(inner) => inner,
-            other => maguyva_core::Error::modality(maguyva_core::Modality::Structural, other),
+            other => maguyva_core::Error::modality(maguyva_core::Modality::STRUCTURAL, other),
         }
     }
 }

@@ -493,7 +493,7 @@ impl StructuralRetriever {
 
 impl Retriever for StructuralRetriever {
     fn modality(&self) -> Modality {
-        Modality::Structural
+        Modality::STRUCTURAL
     }
 
     fn search(&self, query: &Query, limit: usize) -> maguyva_core::Result<Vec<Hit>> {

@@ -88,7 +88,7 @@ fn intents() -> impl TypedValueParser<Value = Intent> {
 }
 
 fn modalities() -> impl TypedValueParser<Value = Modality> {
-    closed(Modality::ALL.map(Modality::as_str))
+    closed(engine::modalities().into_iter().map(Modality::as_str))
 }
 
 /// What `maguyva generate` prints.
@@ -766,7 +766,7 @@ fn compare_embedders(
             };
             let preset = run(None, args.reuse)?;
             // The index just built (or reused) serves the second run.
-            let semantic = run(Some(vec![Modality::Semantic]), true)?;
+            let semantic = run(Some(vec![Modality::SEMANTIC]), true)?;
             compared.push(eval::EmbedderReport { embedder: name, semantic, preset });
         }
         if !args.json {

@@ -139,7 +139,7 @@ mod tests {
     fn a_chain_names_every_cause_once() {
         let io = Error::io("reading", "/r/a.rs", std::io::Error::other("disk on fire"));
         assert_eq!(error_chain(&io), "reading /r/a.rs: disk on fire");
-        let wrapped = Error::modality(Modality::Structural, io);
+        let wrapped = Error::modality(Modality::STRUCTURAL, io);
         assert_eq!(error_chain(&wrapped), "structural modality: reading /r/a.rs: disk on fire");
     }
 }

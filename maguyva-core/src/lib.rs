@@ -39,10 +39,14 @@ pub use crate::{
     language::Language,
     lexer::{Lexed, Region, lex, whole_words, word_occurrences},
     manifest::{Changes, FileEntry, MANIFEST_FILE, MANIFEST_FORMAT, Manifest},
-    modality::{Modality, ParseModalityError},
+    modality::{MAX_MODALITIES, Modality, ModalityError, ParseModalityError},
     outline::{OutlineSpan, SyntaxChunker},
     packed::PackedStrings,
     paths::{FileRole, file_stem, is_test_path, join_relative},
+    plugin::{
+        BuildInput, Built, BuiltModalities, IndexFile, ModalityPlugin, ModalityReader, OpenInput,
+        OpenedModalities, ParamSpec, Params,
+    },
     progress::{NoProgress, Progress},
     query::{MAX_QUERY_CHARS, MatchMode, Query},
     retriever::Retriever,
@@ -69,6 +73,7 @@ mod modality;
 mod outline;
 pub mod packed;
 mod paths;
+mod plugin;
 mod progress;
 mod query;
 mod retriever;

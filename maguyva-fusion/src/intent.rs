@@ -2,7 +2,7 @@
 //! (doc/intents.md).
 
 use crate::classify::Classification;
-use crate::weights::ModalityWeights;
+use crate::weights::{ModalityWeights, seed_row};
 use serde::{Deserialize, Serialize};
 
 /// What kind of question a query asks.
@@ -49,12 +49,12 @@ impl Intent {
     /// The seed (doc/intents.md): the default weights of this intent.
     pub fn profile(self) -> ModalityWeights {
         match self {
-            Intent::FindDefinition => ModalityWeights::new(0.2, 0.1, 0.6, 0.1),
-            Intent::FindReferences => ModalityWeights::new(0.1, 0.2, 0.2, 0.5),
-            Intent::UnderstandCode => ModalityWeights::new(0.5, 0.2, 0.2, 0.1),
-            Intent::FindSimilar => ModalityWeights::new(0.4, 0.3, 0.2, 0.1),
-            Intent::ImpactAnalysis => ModalityWeights::new(0.1, 0.1, 0.1, 0.7),
-            Intent::ExactMatch => ModalityWeights::new(0.0, 0.9, 0.1, 0.0),
+            Intent::FindDefinition => seed_row([0.2, 0.1, 0.6, 0.1]),
+            Intent::FindReferences => seed_row([0.1, 0.2, 0.2, 0.5]),
+            Intent::UnderstandCode => seed_row([0.5, 0.2, 0.2, 0.1]),
+            Intent::FindSimilar => seed_row([0.4, 0.3, 0.2, 0.1]),
+            Intent::ImpactAnalysis => seed_row([0.1, 0.1, 0.1, 0.7]),
+            Intent::ExactMatch => seed_row([0.0, 0.9, 0.1, 0.0]),
         }
     }
 }
@@ -155,20 +155,20 @@ mod tests {
         ];
         for (intent, row) in rows {
             let w = intent.profile();
-            for (m, expected) in Modality::ALL.into_iter().zip(row) {
+            for (m, expected) in Modality::BUILT_IN.into_iter().zip(row) {
                 assert_eq!(w.get(m), expected, "{intent} {m}");
             }
             assert_eq!(intent.as_str().parse::<Intent>().unwrap(), intent);
             assert_eq!(WeightProfile::default().weights(intent), w);
         }
-        assert!(Intent::ExactMatch.profile().active().iter().all(|&m| m != Modality::Semantic));
+        assert!(Intent::ExactMatch.profile().active().iter().all(|&m| m != Modality::SEMANTIC));
     }
 
     #[test]
     fn a_question_naming_an_identifier_has_its_own_weights() {
         use crate::IntentClassifier;
         let p = WeightProfile {
-            find_definition_in_question: ModalityWeights::new(0.5, 1.0, 0.1, 0.0),
+            find_definition_in_question: seed_row([0.5, 1.0, 0.1, 0.0]),
             ..WeightProfile::default()
         };
         let classify = |q: &str| IntentClassifier::new().classify(q);
@@ -186,7 +186,7 @@ mod tests {
     #[test]
     fn profiles_load_from_partial_json() {
         let p: WeightProfile = serde_json::from_str(r#"{"exact_match": {"text": 1.0}}"#).unwrap();
-        assert_eq!(p.exact_match, ModalityWeights::new(0.0, 1.0, 0.0, 0.0));
+        assert_eq!(p.exact_match, seed_row([0.0, 1.0, 0.0, 0.0]));
         assert_eq!(p.find_definition, Intent::FindDefinition.profile());
     }
 }

@@ -6,8 +6,8 @@
 //! use maguyva_core::{ChunkId, FileId, Hit, LineSpan, Modality};
 //! use maguyva_fusion::{FusionParams, ModalityWeights, NoContext, fuse};
 //! let hit = |f| Hit { chunk: ChunkId(f), file: FileId(f), lines: LineSpan::line(1), score: 1.0 };
-//! let lists = vec![(Modality::Text, vec![hit(1), hit(2)]), (Modality::Structural, vec![hit(2)])];
-//! let weights = ModalityWeights::new(0.2, 0.1, 0.6, 0.1);
+//! let lists = vec![(Modality::TEXT, vec![hit(1), hit(2)]), (Modality::STRUCTURAL, vec![hit(2)])];
+//! let weights = ModalityWeights::of(&[(Modality::TEXT, 0.1), (Modality::STRUCTURAL, 0.6)]);
 //! let fused = fuse(&lists, &weights, &FusionParams::default(), &NoContext);
 //! assert_eq!(fused[0].file, FileId(2));
 //! ```

@@ -55,12 +55,12 @@ pub fn plan(request: &PlanRequest<'_>, c: &Classification, intent: Intent) -> Pl
     };
     // Literals and regexes are the text modality's alone.
     if request.exact {
-        return single(Modality::Text);
+        return single(Modality::TEXT);
     }
     let explicit = request.modalities;
     match explicit {
         Some([m]) => return single(*m),
-        None if request.preset == Preset::Quick => return single(Modality::Semantic),
+        None if request.preset == Preset::Quick => return single(Modality::SEMANTIC),
         _ => {}
     }
     let allowed = |m: Modality| explicit.is_none_or(|e| e.contains(&m));
@@ -77,7 +77,8 @@ pub fn plan(request: &PlanRequest<'_>, c: &Classification, intent: Intent) -> Pl
     {
         return single(dominant);
     }
-    let set = explicit.unwrap_or(request.preset.modalities());
+    let preset = request.preset.modalities();
+    let set = explicit.unwrap_or(&preset);
     let mut weights = profile.restricted_to(set);
     if weights.active().is_empty() {
         // The intent weighs none of the allowed modalities: weigh them
@@ -106,7 +107,7 @@ pub fn fallback_plan(
 ) -> Option<Plan> {
     let [m] = direct.weights.active()[..] else { return None };
     if direct.strategy != FusionStrategy::Direct
-        || !matches!(m, Modality::Graph | Modality::Structural)
+        || !matches!(m, Modality::GRAPH | Modality::STRUCTURAL)
         || request.modalities.is_some()
         || request.preset == Preset::Quick
         || request.exact
@@ -114,10 +115,10 @@ pub fn fallback_plan(
         return None;
     }
     let others: Vec<Modality> =
-        [Modality::Text, Modality::Structural].into_iter().filter(|&x| x != m).collect();
+        [Modality::TEXT, Modality::STRUCTURAL].into_iter().filter(|&x| x != m).collect();
     let mut weights = request.profiles.weights_for(intent, c).restricted_to(&others);
     if weights.active().is_empty() {
-        weights.set(Modality::Text, 1.0);
+        weights.set(Modality::TEXT, 1.0);
     }
     Some(Plan { strategy: FusionStrategy::Fallback, weights, k: direct.k })
 }
@@ -126,6 +127,7 @@ pub fn fallback_plan(
 mod tests {
     use super::*;
     use crate::IntentClassifier;
+    use crate::weights::seed_row;
     use proptest::prelude::*;
 
     const QUERIES: [&str; 8] = [
@@ -140,7 +142,7 @@ mod tests {
     ];
 
     fn modality() -> impl Strategy<Value = Modality> {
-        prop::sample::select(Modality::ALL.to_vec())
+        prop::sample::select(Modality::BUILT_IN.to_vec())
     }
 
     fn preset() -> impl Strategy<Value = Preset> {
@@ -150,8 +152,7 @@ mod tests {
     fn weights() -> impl Strategy<Value = ModalityWeights> {
         // Zero often, so that switched-off modalities are common.
         let w = prop::sample::select(vec![0.0f32, 0.0, 0.05, 0.3, 1.0]);
-        (w.clone(), w.clone(), w.clone(), w)
-            .prop_map(|(a, b, c, d)| ModalityWeights::new(a, b, c, d))
+        (w.clone(), w.clone(), w.clone(), w).prop_map(|(a, b, c, d)| seed_row([a, b, c, d]))
     }
 
     fn profile_with(w: ModalityWeights) -> WeightProfile {
@@ -188,7 +189,7 @@ mod tests {
             let p = plan(&request, &c, c.intent);
             let active = p.weights.active();
             prop_assert!(!active.is_empty());
-            for m in Modality::ALL {
+            for m in Modality::BUILT_IN {
                 let runs = active.contains(&m);
                 prop_assert_eq!(runs, p.weights.get(m) > 0.0, "{:?} runs only with weight > 0", m);
             }
@@ -201,7 +202,8 @@ mod tests {
                 FusionStrategy::Direct => prop_assert_eq!(active.len(), 1),
                 FusionStrategy::Rrf => {
                     prop_assert!(active.len() > 1);
-                    let set = explicit.as_deref().unwrap_or(preset.modalities());
+                    let preset_set = preset.modalities();
+                    let set = explicit.as_deref().unwrap_or(&preset_set);
                     prop_assert!(active.iter().all(|m| set.contains(m)));
                     // Fused, a modality the intent weighs 0 never runs
                     // unless the intent weighs every allowed one 0.
@@ -213,7 +215,7 @@ mod tests {
                 FusionStrategy::Fallback => prop_assert!(false, "plan never falls back"),
             }
             if exact {
-                prop_assert_eq!(&active, &vec![Modality::Text]);
+                prop_assert_eq!(&active, &vec![Modality::TEXT]);
             }
             if let Some(f) = fallback_plan(&request, &c, c.intent, &p) {
                 let fa = f.weights.active();
@@ -240,12 +242,12 @@ mod tests {
         let who = go("who calls open_socket");
         assert_eq!(
             (who.strategy, who.weights.active()),
-            (FusionStrategy::Direct, vec![Modality::Graph])
+            (FusionStrategy::Direct, vec![Modality::GRAPH])
         );
         let how = go("how does authentication work");
         assert_eq!(how.strategy, FusionStrategy::Rrf);
         let exact = PlanRequest { exact: true, ..request };
         let c = IntentClassifier::new().classify("\"ECONNREFUSED\"");
-        assert_eq!(plan(&exact, &c, c.intent).weights.active(), vec![Modality::Text]);
+        assert_eq!(plan(&exact, &c, c.intent).weights.active(), vec![Modality::TEXT]);
     }
 }

@@ -31,12 +31,13 @@ impl Preset {
         }
     }
 
-    /// The modalities the preset runs.
-    pub fn modalities(self) -> &'static [Modality] {
+    /// The modalities the preset runs (those of positive weight among
+    /// them): thorough runs every registered one.
+    pub fn modalities(self) -> Vec<Modality> {
         match self {
-            Preset::Quick => &[Modality::Semantic],
-            Preset::Default => &[Modality::Semantic, Modality::Text, Modality::Structural],
-            Preset::Thorough => &Modality::ALL,
+            Preset::Quick => vec![Modality::SEMANTIC],
+            Preset::Default => vec![Modality::SEMANTIC, Modality::TEXT, Modality::STRUCTURAL],
+            Preset::Thorough => Modality::all(),
         }
     }
 
@@ -51,7 +52,7 @@ impl Preset {
     /// An intent's weights as this preset runs them: modalities outside the
     /// preset get weight 0 and do not run.
     pub fn weights(self, profile: ModalityWeights) -> ModalityWeights {
-        profile.restricted_to(self.modalities())
+        profile.restricted_to(&self.modalities())
     }
 }
 
@@ -106,9 +107,9 @@ mod tests {
 
     #[test]
     fn spec_presets() {
-        assert_eq!(Preset::Quick.modalities(), &[Modality::Semantic]);
+        assert_eq!(Preset::Quick.modalities(), &[Modality::SEMANTIC]);
         assert_eq!(Preset::Default.modalities().len(), 3);
-        assert!(!Preset::Default.modalities().contains(&Modality::Graph));
+        assert!(!Preset::Default.modalities().contains(&Modality::GRAPH));
         assert_eq!(Preset::Thorough.modalities().len(), 4);
         assert_eq!(Preset::Default.rrf_k(), 40.0);
         assert_eq!(Preset::Thorough.rrf_k(), 60.0);
@@ -117,7 +118,7 @@ mod tests {
         }
         // exact_match never runs the embedder, in any preset.
         assert_eq!(
-            Preset::Thorough.weights(Intent::ExactMatch.profile()).get(Modality::Semantic),
+            Preset::Thorough.weights(Intent::ExactMatch.profile()).get(Modality::SEMANTIC),
             0.0
         );
     }

@@ -171,6 +171,7 @@ pub fn fuse(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::weights::seed_row;
     use proptest::prelude::*;
 
     fn hit(file: u32, chunk: u32) -> Hit {
@@ -200,10 +201,10 @@ mod tests {
     fn worked_example() {
         // text: f1, f2; structural: f2. k = 40, weights text 0.1, structural 0.6.
         let lists = vec![
-            (Modality::Text, vec![hit(1, 10), hit(2, 20)]),
-            (Modality::Structural, vec![hit(2, 21)]),
+            (Modality::TEXT, vec![hit(1, 10), hit(2, 20)]),
+            (Modality::STRUCTURAL, vec![hit(2, 21)]),
         ];
-        let w = ModalityWeights::new(0.2, 0.1, 0.6, 0.1);
+        let w = seed_row([0.2, 0.1, 0.6, 0.1]);
         let out = fuse(&lists, &w, &FusionParams::default(), &NoContext);
         assert_eq!(out[0].file, FileId(2));
         assert!((out[0].score - (0.1 / 42.0 + 0.6 / 41.0)).abs() < 1e-7);
@@ -213,23 +214,18 @@ mod tests {
 
     #[test]
     fn ranks_count_distinct_files() {
-        let lists = vec![(Modality::Text, vec![hit(1, 1), hit(1, 2), hit(2, 3)])];
-        let out = fuse(
-            &lists,
-            &ModalityWeights::new(0.0, 1.0, 0.0, 0.0),
-            &FusionParams::default(),
-            &NoContext,
-        );
+        let lists = vec![(Modality::TEXT, vec![hit(1, 1), hit(1, 2), hit(2, 3)])];
+        let out =
+            fuse(&lists, &seed_row([0.0, 1.0, 0.0, 0.0]), &FusionParams::default(), &NoContext);
         assert_eq!(out[1].contributions[0].rank, Rank(1));
         assert_eq!(out[0].chunk, ChunkId(1));
     }
 
     #[test]
     fn vendor_files_are_downranked() {
-        let lists = vec![(Modality::Text, vec![hit(1, 1), hit(2, 2)])];
+        let lists = vec![(Modality::TEXT, vec![hit(1, 1), hit(2, 2)])];
         let ctx = Ctx { central: HashMap::new(), vendor: vec![1] };
-        let out =
-            fuse(&lists, &ModalityWeights::new(0.0, 1.0, 0.0, 0.0), &FusionParams::default(), &ctx);
+        let out = fuse(&lists, &seed_row([0.0, 1.0, 0.0, 0.0]), &FusionParams::default(), &ctx);
         assert_eq!(out[0].file, FileId(2));
         assert_eq!(out[1].vendor_factor, VENDOR_FACTOR);
     }
@@ -239,17 +235,17 @@ mod tests {
             .prop_map(|v| v.into_iter().map(|(f, c)| hit(f, f * 100 + c)).collect::<Vec<_>>());
         (list.clone(), list.clone(), list.clone(), list).prop_map(|(a, b, c, d)| {
             vec![
-                (Modality::Semantic, a),
-                (Modality::Text, b),
-                (Modality::Structural, c),
-                (Modality::Graph, d),
+                (Modality::SEMANTIC, a),
+                (Modality::TEXT, b),
+                (Modality::STRUCTURAL, c),
+                (Modality::GRAPH, d),
             ]
         })
     }
 
     fn weights_strategy() -> impl Strategy<Value = ModalityWeights> {
         (0.0f32..1.0, 0.0f32..1.0, 0.0f32..1.0, 0.0f32..1.0)
-            .prop_map(|(a, b, c, d)| ModalityWeights::new(a, b, c, d))
+            .prop_map(|(a, b, c, d)| seed_row([a, b, c, d]))
     }
 
     fn ctx_strategy() -> impl Strategy<Value = Ctx> {
@@ -291,9 +287,9 @@ mod tests {
         #[test]
         fn adding_a_list_in_which_a_hit_appears_never_lowers_its_score(lists in lists_strategy(), w in weights_strategy(), ctx in ctx_strategy(), extra in proptest::collection::vec(0u32..12, 1..6)) {
             let mut fewer = lists.clone();
-            fewer.retain(|(m, _)| *m != Modality::Graph);
+            fewer.retain(|(m, _)| *m != Modality::GRAPH);
             let mut more = fewer.clone();
-            more.push((Modality::Graph, extra.iter().map(|&f| hit(f, f * 100)).collect()));
+            more.push((Modality::GRAPH, extra.iter().map(|&f| hit(f, f * 100)).collect()));
             let p = FusionParams::default();
             let before = fuse(&fewer, &w, &p, &ctx);
             let after = fuse(&more, &w, &p, &ctx);
@@ -305,8 +301,8 @@ mod tests {
         #[test]
         fn weight_zero_removes_a_modality(lists in lists_strategy(), w in weights_strategy(), ctx in ctx_strategy()) {
             let mut zero = w;
-            zero.set(Modality::Text, 0.0);
-            let without: Vec<_> = lists.iter().filter(|(m, _)| *m != Modality::Text).cloned().collect();
+            zero.set(Modality::TEXT, 0.0);
+            let without: Vec<_> = lists.iter().filter(|(m, _)| *m != Modality::TEXT).cloned().collect();
             let p = FusionParams::default();
             prop_assert_eq!(fuse(&lists, &zero, &p, &ctx), fuse(&without, &zero, &p, &ctx));
         }

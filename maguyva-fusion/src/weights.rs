@@ -1,6 +1,6 @@
 //! Per-modality weights and the fusion constants of doc/intents.md.
 
-use maguyva_core::Modality;
+use maguyva_core::{MAX_MODALITIES, Modality};
 use serde::{Deserialize, Serialize};
 
 /// Seed preset (doc/intents.md): RRF k of the default preset.
@@ -15,60 +15,47 @@ pub const MAX_BOOST: f32 = 1.5;
 /// minified bundles (the seed asks for down-ranking and leaves the amount open).
 pub const VENDOR_FACTOR: f32 = 0.5;
 
-/// A weight for each modality; a modality of weight 0 does not run.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
+/// A weight for each modality, by id; a modality of weight 0 does not run.
+/// A modality without a weight of its own (one registered besides the
+/// seed's four, unless a ranking gives it one) has 0. In JSON, an object
+/// from modality ids to weights: the built-in four always, any other when
+/// its weight is not 0.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct ModalityWeights {
-    /// Semantic embeddings.
-    pub semantic: f32,
-    /// Trigram text and BM25.
-    pub text: f32,
-    /// Tree-sitter definitions.
-    pub structural: f32,
-    /// The dependency graph.
-    pub graph: f32,
-}
-
-impl Default for ModalityWeights {
-    fn default() -> Self {
-        ModalityWeights { semantic: 0.0, text: 0.0, structural: 0.0, graph: 0.0 }
-    }
+    /// By [`Modality::index`].
+    weights: [f32; MAX_MODALITIES],
 }
 
 impl ModalityWeights {
-    /// Weights in the seed's column order: semantic, text, structural, graph.
-    pub const fn new(semantic: f32, text: f32, structural: f32, graph: f32) -> Self {
-        ModalityWeights { semantic, text, structural, graph }
+    /// These weights, the others 0.
+    pub fn of(weights: &[(Modality, f32)]) -> ModalityWeights {
+        let mut w = ModalityWeights::default();
+        for &(m, x) in weights {
+            w.set(m, x);
+        }
+        w
     }
 
     /// The weight of one modality.
     pub fn get(&self, m: Modality) -> f32 {
-        match m {
-            Modality::Semantic => self.semantic,
-            Modality::Text => self.text,
-            Modality::Structural => self.structural,
-            Modality::Graph => self.graph,
-        }
+        self.weights.get(m.index()).copied().unwrap_or(0.0)
     }
 
     /// Sets the weight of one modality.
     pub fn set(&mut self, m: Modality, w: f32) {
-        match m {
-            Modality::Semantic => self.semantic = w,
-            Modality::Text => self.text = w,
-            Modality::Structural => self.structural = w,
-            Modality::Graph => self.graph = w,
+        if let Some(slot) = self.weights.get_mut(m.index()) {
+            *slot = w;
         }
     }
 
-    /// Modalities with a positive weight, in the seed's order.
+    /// Modalities with a positive weight, in order.
     pub fn active(&self) -> Vec<Modality> {
-        Modality::ALL.into_iter().filter(|&m| self.get(m) > 0.0).collect()
+        Modality::all().into_iter().filter(|&m| self.get(m) > 0.0).collect()
     }
 
     /// The modality of the largest weight (the first on ties).
     pub fn dominant(&self) -> Option<Modality> {
-        Modality::ALL.into_iter().filter(|&m| self.get(m) > 0.0).fold(
+        Modality::all().into_iter().filter(|&m| self.get(m) > 0.0).fold(
             None,
             |best: Option<Modality>, m| match best {
                 Some(b) if self.get(b) >= self.get(m) => Some(b),
@@ -84,6 +71,44 @@ impl ModalityWeights {
             w.set(m, self.get(m));
         }
         w
+    }
+}
+
+/// A row of the seed's weight table (doc/intents.md), whose columns are
+/// the built-in four in order: semantic, text, structural, graph.
+pub(crate) fn seed_row(row: [f32; 4]) -> ModalityWeights {
+    let mut w = ModalityWeights::default();
+    for (m, x) in Modality::BUILT_IN.into_iter().zip(row) {
+        w.set(m, x);
+    }
+    w
+}
+
+impl Serialize for ModalityWeights {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let shown: Vec<Modality> = Modality::all()
+            .into_iter()
+            .filter(|&m| Modality::BUILT_IN.contains(&m) || self.get(m) != 0.0)
+            .collect();
+        let mut map = s.serialize_map(Some(shown.len()))?;
+        for m in shown {
+            map.serialize_entry(m.as_str(), &self.get(m))?;
+        }
+        map.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for ModalityWeights {
+    /// Every id must name a registered modality; one left out has weight 0.
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<ModalityWeights, D::Error> {
+        let given = std::collections::BTreeMap::<String, f32>::deserialize(d)?;
+        let mut w = ModalityWeights::default();
+        for (name, weight) in given {
+            let m: Modality = name.parse().map_err(serde::de::Error::custom)?;
+            w.set(m, weight);
+        }
+        Ok(w)
     }
 }
 
@@ -164,12 +189,12 @@ mod tests {
 
     #[test]
     fn dominant_and_active() {
-        let w = ModalityWeights::new(0.2, 0.1, 0.6, 0.1);
-        assert_eq!(w.dominant(), Some(Modality::Structural));
+        let w = seed_row([0.2, 0.1, 0.6, 0.1]);
+        assert_eq!(w.dominant(), Some(Modality::STRUCTURAL));
         assert_eq!(w.active().len(), 4);
         assert_eq!(
-            ModalityWeights::new(0.0, 0.9, 0.1, 0.0).active(),
-            vec![Modality::Text, Modality::Structural]
+            seed_row([0.0, 0.9, 0.1, 0.0]).active(),
+            vec![Modality::TEXT, Modality::STRUCTURAL]
         );
         assert_eq!(ModalityWeights::default().dominant(), None);
     }

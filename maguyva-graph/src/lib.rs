@@ -38,6 +38,7 @@ pub use crate::{
         ModuleRoot, PreviousGraph, Site, UnresolvedImport, normalize,
     },
     input::{DefKind, Definition, FileInfo, Import, Use},
+    manifests::{SourceFile, cargo_package_name, go_module_path, js_module_roots, module_roots},
     pagerank::{DAMPING, page_rank},
     resolve::ModuleIndex,
     retriever::{GraphParams, GraphRetriever, GraphTargets},
@@ -47,6 +48,7 @@ mod dependents;
 mod error;
 mod graph;
 mod input;
+mod manifests;
 mod pagerank;
 mod python;
 mod resolve;

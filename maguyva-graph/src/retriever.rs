@@ -351,7 +351,7 @@ impl GraphRetriever {
 
 impl Retriever for GraphRetriever {
     fn modality(&self) -> Modality {
-        Modality::Graph
+        Modality::GRAPH
     }
 
     fn search(&self, query: &Query, limit: usize) -> maguyva_core::Result<Vec<Hit>> {

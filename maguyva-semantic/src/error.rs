@@ -43,7 +43,7 @@ impl From<Error> for maguyva_core::Error {
     fn from(e: Error) -> maguyva_core::Error {
         match e {
             Error::Core(inner) => inner,
-            other => maguyva_core::Error::modality(maguyva_core::Modality::Semantic, other),
+            other => maguyva_core::Error::modality(maguyva_core::Modality::SEMANTIC, other),
         }
     }
 }

@@ -43,7 +43,7 @@ impl SemanticRetriever {
 
 impl Retriever for SemanticRetriever {
     fn modality(&self) -> Modality {
-        Modality::Semantic
+        Modality::SEMANTIC
     }
 
     fn search(&self, query: &Query, limit: usize) -> maguyva_core::Result<Vec<Hit>> {

@@ -28,7 +28,7 @@ impl From<Error> for maguyva_core::Error {
             Error::InvalidRegex(msg) => {
                 maguyva_core::Error::InvalidQuery(format!("invalid regex: {msg}"))
             }
-            other => maguyva_core::Error::modality(maguyva_core::Modality::Text, other),
+            other => maguyva_core::Error::modality(maguyva_core::Modality::TEXT, other),
         }
     }
 }

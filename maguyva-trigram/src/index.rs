@@ -675,7 +675,7 @@ impl TextRetriever {
 
 impl Retriever for TextRetriever {
     fn modality(&self) -> Modality {
-        Modality::Text
+        Modality::TEXT
     }
 
     fn search(&self, query: &Query, limit: usize) -> maguyva_core::Result<Vec<Hit>> {

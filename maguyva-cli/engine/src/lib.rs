@@ -28,7 +28,7 @@ pub mod budget;
 mod build;
 mod embedder;
 mod graph_report;
-mod lazy;
+mod modalities;
 mod outlines;
 mod ranking;
 mod references;
@@ -39,6 +39,7 @@ mod verify;
 /// What a program that depends on the engine alone needs of the shared
 /// layer: the index folder, progress reports, and the error type.
 pub use maguyva_core::{Error, IndexDir, NoProgress, Progress, Result};
+pub use modalities::{modalities, plugin, plugins};
 
 /// The README's examples, compiled as tests, so that they keep to the API.
 #[cfg(doctest)]
@@ -60,16 +61,20 @@ pub use search::{SearchRequest, SearchResponse, SearchResult};
 pub use settings::IndexSettings;
 pub use verify::{VerifiedFile, VerifyReport, verify};
 
-use lazy::Lazy;
 use maguyva_ast::{StructuralRetriever, SymbolTable};
 use maguyva_core::store::{self, FormatVersion};
 use maguyva_core::{
-    Array, Changes, ContentStore, CorpusBuilder, FragmentTable, Manifest, Modality, ReadGeneration,
-    canonical_root,
+    Array, Changes, ContentStore, CorpusBuilder, FragmentTable, Manifest, Modality, ModalityReader,
+    ReadGeneration, SectionFile, canonical_root,
 };
 use maguyva_graph::{CallGraph, GraphRetriever};
-use maguyva_semantic::{Embedder, SemanticRetriever, VectorIndex};
+use maguyva_semantic::SemanticRetriever;
 use maguyva_trigram::TextIndex;
+use modalities::graph::GraphReader;
+use modalities::semantic::{SemanticBuilt, SemanticReader};
+use modalities::structural::{StructuralReader, structural_retriever};
+use modalities::text::{TextBuilt, TextReader};
+use modalities::{EngineOpen, OpenSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -107,27 +112,6 @@ pub fn find_indexed_root(start: &Path) -> Option<PathBuf> {
     start.ancestors().find(has_index).map(Path::to_path_buf)
 }
 
-/// What an index is made of, built or loaded.
-#[derive(Debug)]
-pub struct IndexParts {
-    /// What was indexed.
-    pub manifest: Manifest,
-    /// The text of every file.
-    pub content: ContentStore,
-    /// The fragments.
-    pub fragments: FragmentTable,
-    /// The text modality.
-    pub text: TextIndex,
-    /// The structural modality.
-    pub symbols: SymbolTable,
-    /// The graph modality.
-    pub graph: CallGraph,
-    /// The semantic modality's vectors.
-    pub vectors: VectorIndex,
-    /// The embedder of its queries.
-    pub embedder: Arc<dyn Embedder>,
-}
-
 /// An opened index generation. Its modalities are read on first use: a
 /// search pays only for the ones its plan runs.
 #[derive(Debug, Clone)]
@@ -138,10 +122,8 @@ pub struct Index {
     pub content: Arc<ContentStore>,
     /// The fragments all modalities share.
     pub fragments: Arc<FragmentTable>,
-    text: Arc<Lazy<Arc<TextIndex>>>,
-    structural: Arc<Lazy<StructuralRetriever>>,
-    graph: Arc<Lazy<GraphRetriever>>,
-    semantic: Arc<Lazy<SemanticRetriever>>,
+    /// Every registered modality, opened on first use.
+    modalities: Arc<OpenSet>,
     /// Centrality of each file, on the scale of the fusion boost.
     pub file_centrality: Array<f32>,
     /// The largest of `file_centrality` (0 when there are no files).
@@ -151,81 +133,96 @@ pub struct Index {
     generation: Option<Arc<ReadGeneration>>,
 }
 
-fn structural_retriever(
-    manifest: &Manifest,
-    symbols: SymbolTable,
-    fragments: Arc<FragmentTable>,
-) -> StructuralRetriever {
-    let paths: Vec<&str> = manifest.files.iter().map(|f| f.path.as_str()).collect();
-    StructuralRetriever::new(Arc::new(symbols), fragments, &paths)
-}
-
 impl Index {
-    /// Puts an index together from its parts.
-    pub fn assemble(parts: IndexParts) -> Index {
-        let IndexParts { manifest, content, fragments, text, symbols, graph, vectors, embedder } =
-            parts;
-        let fragments = Arc::new(fragments);
-        let file_centrality = Array::from(graph.file_centrality());
-        let graph = GraphRetriever::new(Arc::new(graph), fragments.clone());
-        let semantic = SemanticRetriever::new(Arc::new(vectors), embedder, fragments.clone());
-        let structural = structural_retriever(&manifest, symbols, fragments.clone());
-        Index::from_parts(
-            manifest,
-            content,
-            fragments,
-            Lazy::ready(Modality::Text, Arc::new(text)),
-            Arc::new(Lazy::ready(Modality::Structural, structural)),
-            Lazy::ready(Modality::Graph, graph),
-            Lazy::ready(Modality::Semantic, semantic),
-            file_centrality,
-        )
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn from_parts(
+    /// The index a build just committed at `gen_dir`, from what its
+    /// modalities made (the engine's own are ready; any other is opened
+    /// from its files on first use).
+    pub(crate) fn built(
         manifest: Manifest,
         content: ContentStore,
+        fragments: FragmentTable,
+        gen_dir: PathBuf,
+        settings: &IndexSettings,
+        built: &[(Modality, maguyva_core::Built)],
+    ) -> Result<Index> {
+        use modalities::built_as;
+        let fragments = Arc::new(fragments);
+        let content = Arc::new(content);
+        let text = built_as::<TextBuilt>(built, Modality::TEXT)?;
+        let symbols = built_as::<SymbolTable>(built, Modality::STRUCTURAL)?;
+        let graph = built_as::<CallGraph>(built, Modality::GRAPH)?;
+        let semantic = built_as::<SemanticBuilt>(built, Modality::SEMANTIC)?;
+        let file_centrality = Array::from(graph.file_centrality());
+        let structural = structural_retriever(&manifest, symbols, fragments.clone());
+        let engine = EngineOpen {
+            settings: settings.clone(),
+            manifest: Arc::new(manifest.clone()),
+            sections: Default::default(),
+        };
+        let files = manifest.files.len();
+        let set = OpenSet::new(Some(gen_dir), files, fragments.clone(), content.clone(), engine)
+            .ready(
+                Modality::TEXT,
+                Arc::new(TextReader::new(text.index.clone(), content.clone(), fragments.clone())),
+            )
+            .ready(Modality::STRUCTURAL, Arc::new(StructuralReader(structural)))
+            .ready(
+                Modality::GRAPH,
+                Arc::new(GraphReader(GraphRetriever::new(graph, fragments.clone()))),
+            )
+            .ready(
+                Modality::SEMANTIC,
+                Arc::new(SemanticReader(SemanticRetriever::new(
+                    semantic.vectors.clone(),
+                    semantic.embedder.clone(),
+                    fragments.clone(),
+                ))),
+            );
+        Ok(Index::from_parts(manifest, content, fragments, set, file_centrality))
+    }
+
+    fn from_parts(
+        manifest: Manifest,
+        content: Arc<ContentStore>,
         fragments: Arc<FragmentTable>,
-        text: Lazy<Arc<TextIndex>>,
-        structural: Arc<Lazy<StructuralRetriever>>,
-        graph: Lazy<GraphRetriever>,
-        semantic: Lazy<SemanticRetriever>,
+        modalities: OpenSet,
         file_centrality: Array<f32>,
     ) -> Index {
         let max_centrality = file_centrality.iter().copied().fold(0.0, f32::max);
         Index {
             manifest,
-            content: Arc::new(content),
+            content,
             fragments,
-            text: Arc::new(text),
-            structural,
-            graph: Arc::new(graph),
-            semantic: Arc::new(semantic),
+            modalities: Arc::new(modalities),
             file_centrality,
             max_centrality,
             generation: None,
         }
     }
 
+    /// Modality `m`, opened (on its first use).
+    pub fn modality(&self, m: Modality) -> Result<&Arc<dyn ModalityReader>> {
+        self.modalities.reader(m)
+    }
+
     /// The text modality's index.
     pub fn text(&self) -> Result<&Arc<TextIndex>> {
-        self.text.get()
+        Ok(&self.modalities.engine_reader::<TextReader>(Modality::TEXT)?.index)
     }
 
     /// The structural modality.
     pub fn structural(&self) -> Result<&StructuralRetriever> {
-        self.structural.get()
+        Ok(&self.modalities.engine_reader::<StructuralReader>(Modality::STRUCTURAL)?.0)
     }
 
     /// The graph modality.
     pub fn graph(&self) -> Result<&GraphRetriever> {
-        self.graph.get()
+        Ok(&self.modalities.engine_reader::<GraphReader>(Modality::GRAPH)?.0)
     }
 
     /// The semantic modality.
     pub fn semantic(&self) -> Result<&SemanticRetriever> {
-        self.semantic.get()
+        Ok(&self.modalities.engine_reader::<SemanticReader>(Modality::SEMANTIC)?.0)
     }
 
     /// The symbol table.
@@ -250,8 +247,9 @@ impl Index {
     }
 
     /// Maps every file of a generation and checks what every search uses
-    /// (the manifest, the fragments, the content, each file's header and
-    /// table of contents); each modality is read on its first use.
+    /// (the manifest, the fragments, the content, each modality file's
+    /// header and table of contents); each modality is read on its first
+    /// use.
     fn read_generation(gen_dir: &Path, settings: &IndexSettings) -> Result<Index> {
         let manifest = Manifest::load(gen_dir)?;
         let frag_path = gen_dir.join(FRAGMENTS_FILE);
@@ -262,71 +260,36 @@ impl Index {
         {
             return Err(Error::corrupt(gen_dir, "files and fragments disagree with the manifest"));
         }
-        let (files, chunks) = (manifest.files.len(), fragments.len());
-        let content = ContentStore::from_tree(&manifest.root, &manifest.files);
+        let files = manifest.files.len();
+        let content = Arc::new(ContentStore::from_tree(&manifest.root, &manifest.files));
         let fragments = Arc::new(fragments);
-        let text_file = TextIndex::open_file(gen_dir)?;
-        let symbols_file = SymbolTable::open_file(gen_dir)?;
-        let semantic_file = VectorIndex::open_file(gen_dir)?;
-        let graph_file = CallGraph::open_file(gen_dir)?;
-        let file_centrality = CallGraph::read_file_centrality(&graph_file, files)?;
-
-        let text = Lazy::new(Modality::Text, move || {
-            Ok(Arc::new(TextIndex::read(&text_file, files, chunks)?))
-        });
-        let structural = Arc::new(Lazy::new(Modality::Structural, {
-            let (manifest, fragments) = (manifest.clone(), fragments.clone());
-            move || {
-                let symbols = SymbolTable::read(&symbols_file, files)?;
-                Ok(structural_retriever(&manifest, symbols, fragments))
+        let mut sections = Vec::new();
+        for plugin in modalities::plugins() {
+            for file in plugin.files().into_iter().filter(|f| f.sectioned) {
+                sections
+                    .push((file.name, SectionFile::open(&gen_dir.join(file.name), file.format)?));
             }
-        }));
-        let graph = Lazy::new(Modality::Graph, {
-            let (structural, fragments) = (structural.clone(), fragments.clone());
-            move || {
-                let definitions = build::graph_definitions(structural.get()?.table());
-                let graph = CallGraph::read(&graph_file, files, definitions)?;
-                Ok(GraphRetriever::new(Arc::new(graph), fragments))
-            }
-        });
-        let semantic = Lazy::new(Modality::Semantic, {
-            let (gen_dir, settings, fragments) =
-                (gen_dir.to_path_buf(), settings.clone(), fragments.clone());
-            move || {
-                let vectors = VectorIndex::read(&semantic_file, &gen_dir, chunks)?;
-                let embedder = query_embedder(&vectors, &settings, semantic_file.path())?;
-                Ok(SemanticRetriever::new(Arc::new(vectors), embedder, fragments))
-            }
-        });
-        Ok(Index::from_parts(
-            manifest,
-            content,
-            fragments,
-            text,
-            structural,
-            graph,
-            semantic,
-            file_centrality,
-        ))
+        }
+        let graph_file = sections
+            .iter()
+            .find(|(name, _)| *name == maguyva_graph::GRAPH_FILE)
+            .map(|(_, file)| file)
+            .ok_or_else(|| Error::corrupt(gen_dir, "no graph file"))?;
+        let file_centrality = CallGraph::read_file_centrality(graph_file, files)?;
+        let engine = EngineOpen {
+            settings: settings.clone(),
+            manifest: Arc::new(manifest.clone()),
+            sections: std::sync::Mutex::new(sections),
+        };
+        let set = OpenSet::new(
+            Some(gen_dir.to_path_buf()),
+            files,
+            fragments.clone(),
+            content.clone(),
+            engine,
+        );
+        Ok(Index::from_parts(manifest, content, fragments, set, file_centrality))
     }
-}
-
-/// The embedder of queries: the one `settings` name, or the corpus model
-/// the index was built with; it must be the one that made the vectors.
-fn query_embedder(
-    vectors: &VectorIndex,
-    settings: &IndexSettings,
-    path: &Path,
-) -> Result<Arc<dyn Embedder>> {
-    let embedder: Arc<dyn Embedder> = match (vectors.model_embedder(), settings.embedder.open()?) {
-        (_, Some(e)) => e,
-        (Some(model), None) => model,
-        (None, None) => return Err(Error::corrupt(path, "the semantic index has no corpus model")),
-    };
-    if embedder.identity() != vectors.identity() {
-        return Err(Error::corrupt(path, "the semantic index was built by another embedder"));
-    }
-    Ok(embedder)
 }
 
 /// How [`open_fresh`] got its index.

@@ -7,6 +7,7 @@ use maguyva_fusion::{RRF_K_DEFAULT, Signals, WeightProfile};
 use maguyva_graph::GraphParams;
 use maguyva_trigram::KeywordParams;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::LazyLock;
 
@@ -85,6 +86,11 @@ pub struct RankingConfig {
     pub signals: Signals,
     /// Which results a query's words admit (`admission`).
     pub admission: AdmissionParams,
+    /// The parameters of the modalities registered besides the built-in
+    /// four, by modality id and parameter name (the built-in four's are the
+    /// fields above); a parameter left out has its default.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub params: BTreeMap<String, BTreeMap<String, f64>>,
 }
 
 /// The learned ranking, as `maguyva eval --tune` wrote it: the fields it
@@ -132,6 +138,7 @@ impl RankingConfig {
             min_fetch: 50,
             signals: Signals::NONE,
             admission: AdmissionParams::default(),
+            params: BTreeMap::new(),
         }
     }
 
@@ -147,9 +154,34 @@ impl RankingConfig {
         }
     }
 
+    /// Whether every parameter this ranking gives (`params`) is one its
+    /// modality declares, and within its range.
+    pub fn check_params(&self) -> Result<(), String> {
+        for (id, given) in &self.params {
+            let m: maguyva_core::Modality = id.parse().map_err(|e| format!("params: {e}"))?;
+            let specs = crate::plugin(m).map_err(|e| e.to_string())?.params();
+            for (name, &value) in given {
+                let Some(spec) = specs.iter().find(|s| s.name == name) else {
+                    let known: Vec<&str> = specs.iter().map(|s| s.name).collect();
+                    return Err(format!(
+                        "params.{id}: {name:?} is not a parameter of {id} (it takes: {})",
+                        if known.is_empty() { "none".to_string() } else { known.join(", ") }
+                    ));
+                };
+                let (lo, hi) = spec.range;
+                if !(lo..=hi).contains(&value) {
+                    return Err(format!("params.{id}.{name}: {value} is outside {lo}..={hi}"));
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// This ranking with the fields of a JSON object laid over it; nested
     /// objects merge field by field, and unknown fields are an error.
     pub fn overlaid(&self, patch: serde_json::Value) -> serde_json::Result<RankingConfig> {
+        // Modality ids in weights and parameters name registered modalities.
+        let _ = crate::plugins();
         fn merge(base: &mut serde_json::Value, patch: serde_json::Value) {
             match (base, patch) {
                 (serde_json::Value::Object(b), serde_json::Value::Object(p)) => {
@@ -220,7 +252,9 @@ impl RankingConfig {
                     Base::Seed => RankingConfig::seed(),
                     Base::Default => RankingConfig::learned(),
                 };
-                base.overlaid(patch).map_err(|e| bad(e.to_string()))
+                let ranking = base.overlaid(patch).map_err(|e| bad(e.to_string()))?;
+                ranking.check_params().map_err(bad)?;
+                Ok(ranking)
             }
         }
     }

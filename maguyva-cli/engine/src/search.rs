@@ -14,7 +14,6 @@ use maguyva_fusion::{
     file_prior, folded_name, fuse, is_vendor_path, named_identifiers, plan,
 };
 use maguyva_graph::{EdgeKind, GraphRetriever};
-use maguyva_trigram::TextRetriever;
 use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::{BTreeMap, HashSet};
@@ -366,7 +365,7 @@ fn show_definitions(
     prepared: &PreparedQuery,
     lists: &[(Modality, Vec<Hit>)],
 ) {
-    let Some((_, structural)) = lists.iter().find(|(m, _)| *m == Modality::Structural) else {
+    let Some((_, structural)) = lists.iter().find(|(m, _)| *m == Modality::STRUCTURAL) else {
         return;
     };
     for hit in fused.iter_mut().filter(|h| prepared.named_files.contains(&h.file)) {
@@ -477,28 +476,16 @@ fn has_whole_word(text: &str, word: &str) -> bool {
 }
 
 impl Index {
+    /// The retriever of modality `modality` for one query, with the
+    /// ranking's parameters of it.
     fn retriever(
         &self,
         modality: Modality,
         ranking: &RankingConfig,
     ) -> Result<Box<dyn Retriever + '_>> {
-        Ok(match modality {
-            Modality::Text => Box::new(
-                TextRetriever::new(
-                    self.text()?.clone(),
-                    self.content.clone(),
-                    self.fragments.clone(),
-                )
-                .with_params(ranking.keyword),
-            ),
-            Modality::Structural => {
-                Box::new(self.structural()?.clone().with_params(ranking.structural))
-            }
-            Modality::Graph => Box::new(self.graph()?.clone().with_params(ranking.graph)),
-            Modality::Semantic => {
-                Box::new(self.semantic()?.clone().with_options(ranking.semantic.options()))
-            }
-        })
+        let specs = crate::plugin(modality)?.params();
+        let params = maguyva_core::Params::new(&specs, ranking.params.get(modality.as_str()));
+        self.modality(modality)?.retriever(params, ranking)
     }
 
     /// Reads a query once: validates it, classifies it, and collects what
@@ -626,7 +613,7 @@ impl Index {
         let mut timings_ms = BTreeMap::new();
         timings_ms.insert("classify".to_string(), crate::millis(start.elapsed()));
         let graph_route = plan.strategy == FusionStrategy::Direct
-            && plan.weights.active() == [Modality::Graph]
+            && plan.weights.active() == [Modality::GRAPH]
             && request.modalities.is_none();
         let admission = request.ranking.admission.on
             && !graph_route
@@ -741,7 +728,7 @@ impl Index {
                     results.push(r);
                 }
             }
-            return Ok((results, vec![Modality::Graph]));
+            return Ok((results, vec![Modality::GRAPH]));
         }
         let (_, refs) = self.file_references(text)?;
         for r in refs {
@@ -758,7 +745,7 @@ impl Index {
                 results.push(res);
             }
         }
-        Ok((results, vec![Modality::Graph, Modality::Text]))
+        Ok((results, vec![Modality::GRAPH, Modality::TEXT]))
     }
 
     /// A result showing one line of a file, through the fragment holding it.
@@ -773,7 +760,7 @@ impl Index {
             self.fragments.at_line(file, line).or_else(|| self.fragments.of_file(file).next())?;
         let frag = self.fragments.try_get(chunk)?;
         let lines = if frag.lines.contains(line) { LineSpan::line(line) } else { frag.lines };
-        self.result(chunk, file, lines, score, BTreeMap::from([(Modality::Graph, rank as u32)]))
+        self.result(chunk, file, lines, score, BTreeMap::from([(Modality::GRAPH, rank as u32)]))
     }
 
     /// A query that is one bare name (`camelize`, `TryReadyError`,
@@ -807,7 +794,7 @@ impl Index {
                 hit.file,
                 hit.lines,
                 hit.score,
-                BTreeMap::from([(Modality::Structural, rank)]),
+                BTreeMap::from([(Modality::STRUCTURAL, rank)]),
             ) {
                 first.push(SearchResult {
                     definition_line: Some(sym.name_line),
@@ -884,7 +871,7 @@ impl Index {
                 // A literal or regex answered alone gives each file's best
                 // fragment first, so `limit` hits are `limit` files; asking
                 // for no more lets a literal stop at its first files.
-                let direct_match = plan.weights.active() == [Modality::Text]
+                let direct_match = plan.weights.active() == [Modality::TEXT]
                     && prepared.query.mode() != MatchMode::Keyword;
                 let fetch = if direct_match { request.limit } else { Self::fetch_size(request) };
                 self.retrieve(&prepared.query, &plan.weights.active(), &request.ranking, fetch)

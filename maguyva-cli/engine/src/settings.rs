@@ -45,7 +45,7 @@ fn predates_code_model(component: &str) -> bool {
 
 /// A short hash of every extraction query and of which grammars the build
 /// has, so that changing either rebuilds indexes made without the change.
-fn queries_hash() -> String {
+pub(crate) fn queries_hash() -> String {
     let mut all = String::new();
     for l in Language::ALL {
         all.push_str(maguyva_ast::query_source(l));
@@ -113,21 +113,10 @@ impl IndexSettings {
                 self.chunker.target_lines, self.chunker.max_whole_lines, self.chunker.max_bytes
             ),
         );
-        c.insert("text".into(), format!("v{}", maguyva_trigram::TEXT_FORMAT.current));
-        c.insert("graph".into(), format!("v{}", maguyva_graph::GRAPH_FORMAT.current));
-        c.insert(
-            "structural".into(),
-            format!("v{}:{}", maguyva_ast::SYMBOLS_FORMAT.current, queries_hash()),
-        );
-        c.insert(
-            "semantic".into(),
-            format!(
-                "v{}:{}:hnsw>={}",
-                maguyva_semantic::SEMANTIC_FORMAT.current,
-                self.embedder.identity()?,
-                self.hnsw_threshold
-            ),
-        );
+        // Each modality's identity: its files' formats and what shapes it.
+        for plugin in crate::plugins() {
+            c.insert(plugin.modality().as_str().into(), plugin.component(self)?);
+        }
         Ok(c)
     }
 }

@@ -3,7 +3,7 @@
 //! without trusting anything a search would check lazily.
 
 use super::{FRAGMENTS_FILE, FRAGMENTS_FORMAT, Index, IndexSettings};
-use maguyva_core::store::{self, FormatVersion};
+use maguyva_core::store;
 use maguyva_core::{IndexDir, MANIFEST_FILE, MANIFEST_FORMAT, Result, SectionFile};
 use serde::Serialize;
 use std::path::Path;
@@ -28,16 +28,6 @@ pub struct VerifiedFile {
     pub sections: usize,
 }
 
-fn sectioned() -> [(&'static str, FormatVersion); 5] {
-    [
-        (crate::OUTLINES_FILE, crate::OUTLINES_FORMAT),
-        (maguyva_trigram::TEXT_FILE, maguyva_trigram::TEXT_FORMAT),
-        (maguyva_ast::SYMBOLS_FILE, maguyva_ast::SYMBOLS_FORMAT),
-        (maguyva_graph::GRAPH_FILE, maguyva_graph::GRAPH_FORMAT),
-        (maguyva_semantic::SEMANTIC_FILE, maguyva_semantic::SEMANTIC_FORMAT),
-    ]
-}
-
 fn size(path: &Path) -> u64 {
     std::fs::metadata(path).map_or(0, |m| m.len())
 }
@@ -56,18 +46,30 @@ pub fn verify(dir: &IndexDir, settings: &IndexSettings) -> Result<VerifyReport> 
         store::read_framed(&path, format)?;
         files.push(VerifiedFile { name: name.into(), bytes: size(&path), sections: 1 });
     }
-    for (name, format) in sectioned() {
-        let path = gen_dir.join(name);
-        let file = SectionFile::open(&path, format)?;
-        file.verify()?;
-        files.push(VerifiedFile {
-            name: name.into(),
-            bytes: size(&path),
-            sections: file.names().count(),
-        });
+    // The outlines every modality shares, then each modality's own files.
+    let path = gen_dir.join(crate::OUTLINES_FILE);
+    let file = SectionFile::open(&path, crate::OUTLINES_FORMAT)?;
+    file.verify()?;
+    files.push(VerifiedFile {
+        name: crate::OUTLINES_FILE.into(),
+        bytes: size(&path),
+        sections: file.names().count(),
+    });
+    for plugin in crate::plugins() {
+        plugin.verify(gen_dir)?;
+        for f in plugin.files() {
+            let path = gen_dir.join(f.name);
+            let sections = match f.sectioned {
+                true => SectionFile::open(&path, f.format)?.names().count(),
+                false => 1,
+            };
+            files.push(VerifiedFile { name: f.name.into(), bytes: size(&path), sections });
+        }
     }
+    // Every modality opened and decoded, against the others.
     let index = Index::open(dir, settings)?;
-    index.graph()?;
-    index.symbols()?.verify(&gen_dir.join(maguyva_ast::SYMBOLS_FILE))?;
+    for m in crate::modalities() {
+        index.modality(m)?;
+    }
     Ok(VerifyReport { generation: gen_dir.display().to_string(), files })
 }

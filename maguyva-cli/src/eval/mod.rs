@@ -91,17 +91,26 @@ impl Variant {
                 .filter(|&p| p != first)
                 .map(|p| Variant::preset(p, None)),
         );
-        for &m in &Modality::ALL {
-            let mut v = if m == Modality::Graph {
+        let registered = crate::engine::modalities();
+        for &m in &registered {
+            let mut v = if m == Modality::GRAPH {
                 Variant { boost: false, ..Variant::preset(Preset::Default, None) }
-            } else {
+            } else if default_set.contains(&m) {
                 let rest = default_set.iter().copied().filter(|&x| x != m).collect();
                 Variant::preset(Preset::Default, Some(rest))
+            } else {
+                // A modality the default preset does not run, added to it
+                // (with the ranking's weight for it).
+                let more = default_set.iter().copied().chain([m]).collect();
+                let mut v = Variant::preset(Preset::Default, Some(more));
+                v.name = format!("default + {}", m.as_str());
+                out.push(v);
+                continue;
             };
             v.name = format!("default - {}", m.as_str());
             out.push(v);
         }
-        for &m in &Modality::ALL {
+        for &m in &registered {
             let mut v = Variant::preset(Preset::Default, Some(vec![m]));
             v.name = format!("{} alone", m.as_str());
             out.push(v);
@@ -576,7 +585,7 @@ pub fn render(report: &EvalReport) -> String {
         };
         // The stages a text-only index would run too; `write` writes every
         // modality's files, so this slightly overstates a text-only build.
-        const TEXT_STAGES: [&str; 5] = ["scan", "read", "fragment", "text index", "write"];
+        const TEXT_STAGES: [&str; 5] = ["scan", "read", "fragment", "text", "write"];
         let pairs: Vec<(f64, f64)> = report
             .repos
             .iter()

@@ -12,46 +12,47 @@ use crate::engine::search::{Ordering, PreparedQuery};
 use crate::engine::{Base, CentralityScale, Index, IndexSettings, RankingConfig, SearchRequest};
 use anyhow::{Context, Result, bail};
 use maguyva_core::{Hit, Modality};
-use maguyva_fusion::Preset;
 use maguyva_fusion::plan;
+use maguyva_fusion::{ModalityWeights, Preset, WeightProfile};
 use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 /// What a parameter's change forces to be recomputed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Stage {
     /// Only fusion: the modalities' lists stay.
     Fusion,
-    /// The text modality's lists.
-    Text,
-    /// The structural modality's lists.
-    Structural,
+    /// One modality's lists.
+    Lists(Modality),
 }
 
 impl Stage {
     fn modality(self) -> Option<Modality> {
         match self {
             Stage::Fusion => None,
-            Stage::Text => Some(Modality::Text),
-            Stage::Structural => Some(Modality::Structural),
+            Stage::Lists(m) => Some(m),
         }
     }
 }
 
+type Getter = Arc<dyn Fn(&RankingConfig) -> f32 + Send + Sync>;
+type Setter = Arc<dyn Fn(&mut RankingConfig, f32) + Send + Sync>;
+
 /// One tunable number of a ranking, with the values tried for it.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 pub struct Knob {
     /// Its path in the ranking file.
-    pub name: &'static str,
+    pub name: String,
     /// What changing it recomputes.
     pub stage: Stage,
     /// The values tried, the seed's among them.
-    pub grid: &'static [f32],
-    get: fn(&RankingConfig) -> f32,
-    set: fn(&mut RankingConfig, f32),
+    pub grid: Vec<f32>,
+    get: Getter,
+    set: Setter,
 }
 
 impl std::fmt::Debug for Knob {
@@ -61,6 +62,22 @@ impl std::fmt::Debug for Knob {
 }
 
 impl Knob {
+    fn new(
+        name: impl Into<String>,
+        stage: Stage,
+        grid: &[f32],
+        get: impl Fn(&RankingConfig) -> f32 + Send + Sync + 'static,
+        set: impl Fn(&mut RankingConfig, f32) + Send + Sync + 'static,
+    ) -> Knob {
+        Knob {
+            name: name.into(),
+            stage,
+            grid: grid.to_vec(),
+            get: Arc::new(get),
+            set: Arc::new(set),
+        }
+    }
+
     /// The knob's value in a ranking.
     pub fn get(&self, r: &RankingConfig) -> f32 {
         (self.get)(r)
@@ -76,77 +93,112 @@ const WEIGHTS: &[f32] = &[0.0, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.8, 1.0];
 const LIFTS: &[f32] = &[0.0, 0.1, 0.15, 0.25, 0.4, 0.6, 1.0, 1.5];
 const FACTORS: &[f32] = &[1.0, 0.9, 0.75, 0.6, 0.45, 0.3];
 
-macro_rules! weight_knob {
-    ($name:literal, $intent:ident, $m:ident) => {
-        Knob {
-            name: $name,
-            stage: Stage::Fusion,
-            grid: WEIGHTS,
-            get: |r| r.profiles.$intent.$m,
-            set: |r, v| r.profiles.$intent.$m = v,
-        }
-    };
+/// The intents whose weights `--tune` learns (the ones training queries
+/// exercise), by their field of the weight profile.
+type ProfileField = fn(&mut WeightProfile) -> &mut ModalityWeights;
+const TUNED_PROFILES: [(&str, ProfileField); 3] = [
+    ("understand_code", |p| &mut p.understand_code),
+    ("find_definition", |p| &mut p.find_definition),
+    ("find_definition_in_question", |p| &mut p.find_definition_in_question),
+];
+
+/// The weight of modality `m` in a tuned intent's profile.
+fn weight_knob(profile: &str, field: ProfileField, m: Modality) -> Knob {
+    Knob::new(
+        format!("profiles.{profile}.{m}"),
+        Stage::Fusion,
+        WEIGHTS,
+        move |r| field(&mut r.profiles.clone()).get(m),
+        move |r, v| field(&mut r.profiles).set(m, v),
+    )
 }
 
 /// A signal's strength; `$off` (the strength that changes nothing) switches
 /// the signal off and keeps the last strength.
 macro_rules! signal_knob {
     ($name:literal, $switch:ident, $strength:ident, $grid:expr, $off:expr) => {
-        Knob {
-            name: $name,
-            stage: Stage::Fusion,
-            grid: $grid,
-            get: |r| if r.signals.$switch { r.signals.$strength } else { $off },
-            set: |r, v| {
+        Knob::new(
+            $name,
+            Stage::Fusion,
+            $grid,
+            |r| if r.signals.$switch { r.signals.$strength } else { $off },
+            |r, v| {
                 r.signals.$switch = v != $off;
                 if v != $off {
                     r.signals.$strength = v;
                 }
             },
-        }
+        )
     };
+}
+
+/// A number of a modality's own ranking, which re-runs its lists.
+macro_rules! param_knob {
+    ($name:literal, $m:expr, [$($v:expr),*], $($field:ident).+) => {
+        Knob::new($name, Stage::Lists($m), &[$($v),*], |r| r.$($field).+, |r, v| r.$($field).+ = v)
+    };
+}
+
+/// The values tried for a registered modality's parameter: its default and
+/// six points across its range.
+fn param_grid(spec: &maguyva_core::ParamSpec) -> Vec<f32> {
+    let (lo, hi) = spec.range;
+    let mut grid: Vec<f32> = (0..6).map(|i| (lo + (hi - lo) * i as f64 / 5.0) as f32).collect();
+    grid.push(spec.default as f32);
+    grid.sort_by(f32::total_cmp);
+    grid.dedup();
+    grid
+}
+
+/// The knobs of a modality registered besides the built-in four: its
+/// weight in every tuned profile, and each of its parameters.
+fn registered_knobs(m: Modality) -> Vec<Knob> {
+    let mut out: Vec<Knob> =
+        TUNED_PROFILES.iter().map(|&(name, field)| weight_knob(name, field, m)).collect();
+    let specs = crate::engine::plugin(m).map(|p| p.params()).unwrap_or_default();
+    for spec in specs {
+        let (id, name, default) = (m.as_str(), spec.name, spec.default);
+        let grid = param_grid(&spec);
+        out.push(Knob::new(
+            format!("params.{id}.{name}"),
+            Stage::Lists(m),
+            &grid,
+            move |r| r.params.get(id).and_then(|p| p.get(name)).copied().unwrap_or(default) as f32,
+            move |r, v| {
+                r.params.entry(id.to_string()).or_default().insert(name.to_string(), f64::from(v));
+            },
+        ));
+    }
+    out
 }
 
 /// The parameters `--tune` learns. The intents that training queries
 /// exercise (understand_code and find_definition) have their weights
 /// learned; the others keep the seed's, since no training query measures
-/// them.
+/// them. A modality registered besides the built-in four brings its weight
+/// in those intents and its own parameters.
 pub fn knobs() -> Vec<Knob> {
-    vec![
-        weight_knob!("profiles.understand_code.semantic", understand_code, semantic),
-        weight_knob!("profiles.understand_code.text", understand_code, text),
-        weight_knob!("profiles.understand_code.structural", understand_code, structural),
-        weight_knob!("profiles.find_definition.semantic", find_definition, semantic),
-        weight_knob!("profiles.find_definition.text", find_definition, text),
-        weight_knob!("profiles.find_definition.structural", find_definition, structural),
-        weight_knob!(
-            "profiles.find_definition_in_question.semantic",
-            find_definition_in_question,
-            semantic
+    let mut knobs: Vec<Knob> = TUNED_PROFILES
+        .iter()
+        .flat_map(|&(name, field)| {
+            [Modality::SEMANTIC, Modality::TEXT, Modality::STRUCTURAL]
+                .map(|m| weight_knob(name, field, m))
+        })
+        .collect();
+    knobs.extend([
+        Knob::new(
+            "rrf_k",
+            Stage::Fusion,
+            &[5.0, 10.0, 20.0, 30.0, 40.0, 60.0, 100.0],
+            |r| r.rrf_k,
+            |r, v| r.rrf_k = v,
         ),
-        weight_knob!(
-            "profiles.find_definition_in_question.text",
-            find_definition_in_question,
-            text
-        ),
-        weight_knob!(
-            "profiles.find_definition_in_question.structural",
-            find_definition_in_question,
-            structural
-        ),
-        Knob {
-            name: "rrf_k",
-            stage: Stage::Fusion,
-            grid: &[5.0, 10.0, 20.0, 30.0, 40.0, 60.0, 100.0],
-            get: |r| r.rrf_k,
-            set: |r, v| r.rrf_k = v,
-        },
-        Knob {
-            name: "centrality_factor",
-            stage: Stage::Fusion,
-            grid: &[0.0, 0.05, 0.1, 0.2, 0.5, 1.0],
-            get: |r| if r.centrality == CentralityScale::Off { 0.0 } else { r.centrality_factor },
-            set: |r, v| {
+        Knob::new(
+            "centrality_factor",
+            Stage::Fusion,
+            &[0.0, 0.05, 0.1, 0.2, 0.5, 1.0],
+            |r| if r.centrality == CentralityScale::Off { 0.0 } else { r.centrality_factor },
+            |r, v| {
                 if v == 0.0 {
                     r.centrality = CentralityScale::Off;
                 } else {
@@ -156,75 +208,60 @@ pub fn knobs() -> Vec<Knob> {
                     r.centrality_factor = v;
                 }
             },
-        },
+        ),
         signal_knob!("signals.test_file_factor", test_files, test_file_factor, FACTORS, 1.0),
         signal_knob!("signals.path_words_lift", path_words, path_words_lift, LIFTS, 0.0),
         signal_knob!("signals.query_symbol_lift", query_symbols, query_symbol_lift, LIFTS, 0.0),
         signal_knob!("signals.named_file_lift", named_file, named_file_lift, LIFTS, 0.0),
-        Knob {
-            name: "keyword.bm25.k1",
-            stage: Stage::Text,
-            grid: &[0.6, 0.9, 1.2, 1.5, 2.0],
-            get: |r| r.keyword.bm25.k1,
-            set: |r, v| r.keyword.bm25.k1 = v,
-        },
-        Knob {
-            name: "keyword.bm25.b",
-            stage: Stage::Text,
-            grid: &[0.3, 0.5, 0.75, 0.9],
-            get: |r| r.keyword.bm25.b,
-            set: |r, v| r.keyword.bm25.b = v,
-        },
-        Knob {
-            name: "keyword.path_weight",
-            stage: Stage::Text,
-            grid: &[0.0, 0.5, 1.0, 1.5, 2.0, 3.0],
-            get: |r| r.keyword.path_weight,
-            set: |r, v| r.keyword.path_weight = v,
-        },
-        Knob {
-            name: "keyword.name_weight",
-            stage: Stage::Text,
-            grid: &[0.0, 0.5, 1.0, 2.0, 3.0, 5.0],
-            get: |r| r.keyword.name_weight,
-            set: |r, v| r.keyword.name_weight = v,
-        },
-        Knob {
-            name: "keyword.file_evidence",
-            stage: Stage::Text,
-            grid: &[0.0, 0.1, 0.2, 0.35, 0.5, 0.75],
-            get: |r| r.keyword.file_evidence,
-            set: |r, v| r.keyword.file_evidence = v,
-        },
-        Knob {
-            name: "keyword.test_factor",
-            stage: Stage::Text,
-            grid: &[1.0, 0.8, 0.6, 0.4, 0.25],
-            get: |r| r.keyword.test_factor,
-            set: |r, v| r.keyword.test_factor = v,
-        },
-        Knob {
-            name: "keyword.other_factor",
-            stage: Stage::Text,
-            grid: &[1.0, 0.8, 0.6, 0.4, 0.25],
-            get: |r| r.keyword.other_factor,
-            set: |r, v| r.keyword.other_factor = v,
-        },
-        Knob {
-            name: "structural.doc_words",
-            stage: Stage::Structural,
-            grid: &[0.0, 0.1, 0.2, 0.3, 0.5],
-            get: |r| r.structural.doc_words,
-            set: |r, v| r.structural.doc_words = v,
-        },
-        Knob {
-            name: "structural.signature_words",
-            stage: Stage::Structural,
-            grid: &[0.0, 0.1, 0.2, 0.3, 0.5],
-            get: |r| r.structural.signature_words,
-            set: |r, v| r.structural.signature_words = v,
-        },
-    ]
+        param_knob!("keyword.bm25.k1", Modality::TEXT, [0.6, 0.9, 1.2, 1.5, 2.0], keyword.bm25.k1),
+        param_knob!("keyword.bm25.b", Modality::TEXT, [0.3, 0.5, 0.75, 0.9], keyword.bm25.b),
+        param_knob!(
+            "keyword.path_weight",
+            Modality::TEXT,
+            [0.0, 0.5, 1.0, 1.5, 2.0, 3.0],
+            keyword.path_weight
+        ),
+        param_knob!(
+            "keyword.name_weight",
+            Modality::TEXT,
+            [0.0, 0.5, 1.0, 2.0, 3.0, 5.0],
+            keyword.name_weight
+        ),
+        param_knob!(
+            "keyword.file_evidence",
+            Modality::TEXT,
+            [0.0, 0.1, 0.2, 0.35, 0.5, 0.75],
+            keyword.file_evidence
+        ),
+        param_knob!(
+            "keyword.test_factor",
+            Modality::TEXT,
+            [1.0, 0.8, 0.6, 0.4, 0.25],
+            keyword.test_factor
+        ),
+        param_knob!(
+            "keyword.other_factor",
+            Modality::TEXT,
+            [1.0, 0.8, 0.6, 0.4, 0.25],
+            keyword.other_factor
+        ),
+        param_knob!(
+            "structural.doc_words",
+            Modality::STRUCTURAL,
+            [0.0, 0.1, 0.2, 0.3, 0.5],
+            structural.doc_words
+        ),
+        param_knob!(
+            "structural.signature_words",
+            Modality::STRUCTURAL,
+            [0.0, 0.1, 0.2, 0.3, 0.5],
+            structural.signature_words
+        ),
+    ]);
+    for m in crate::engine::modalities().into_iter().filter(|m| !Modality::BUILT_IN.contains(m)) {
+        knobs.extend(registered_knobs(m));
+    }
+    knobs
 }
 
 /// The least gain in the objective that changes a learned value, and that
@@ -338,7 +375,9 @@ impl std::fmt::Debug for Corpus {
 
 /// Every modality, retrieved for every query whatever the plan: a knob can
 /// move a query from fused to direct or change which modalities fuse.
-const ALL: [Modality; 4] = Modality::ALL;
+fn every_modality() -> Vec<Modality> {
+    crate::engine::modalities()
+}
 
 impl Corpus {
     /// Opens (or builds) the index of every repository of `benches` found
@@ -411,23 +450,30 @@ impl Corpus {
     /// modalities whose parameters differ from the ones that made them.
     fn refresh(&mut self, ranking: &RankingConfig) -> Result<()> {
         let stale: Vec<Modality> = match &self.retrieved_with {
-            None => ALL.to_vec(),
+            None => every_modality(),
             Some(r) => {
                 let mut m = Vec::new();
                 if r.keyword != ranking.keyword {
-                    m.push(Modality::Text);
+                    m.push(Modality::TEXT);
                 }
                 if r.structural != ranking.structural {
-                    m.push(Modality::Structural);
+                    m.push(Modality::STRUCTURAL);
                 }
                 if r.graph != ranking.graph {
-                    m.push(Modality::Graph);
+                    m.push(Modality::GRAPH);
+                }
+                for other in
+                    every_modality().into_iter().filter(|x| !Modality::BUILT_IN.contains(x))
+                {
+                    if r.params.get(other.as_str()) != ranking.params.get(other.as_str()) {
+                        m.push(other);
+                    }
                 }
                 if r.semantic != ranking.semantic
                     || r.fragments_per_result != ranking.fragments_per_result
                     || r.min_fetch != ranking.min_fetch
                 {
-                    m = ALL.to_vec();
+                    m = every_modality();
                 }
                 m
             }
@@ -592,7 +638,7 @@ impl Corpus {
             for knob in knobs() {
                 let current = knob.get(&best);
                 let mut pick = (current, best_score, None);
-                for &v in knob.grid {
+                for &v in &knob.grid {
                     if v == current {
                         continue;
                     }
@@ -650,7 +696,7 @@ impl Corpus {
     /// NDCG@10 of every query under `ranking`'s text modality alone.
     fn evaluate_text(&mut self, ranking: &RankingConfig) -> Result<Vec<f64>> {
         self.refresh(ranking)?;
-        Ok(self.ndcgs_of(ranking, Preset::Default, Some(&[Modality::Text]), None))
+        Ok(self.ndcgs_of(ranking, Preset::Default, Some(&[Modality::TEXT]), None))
     }
 
     /// Means of per-query NDCG@10 for one set: overall, per category and
@@ -1013,7 +1059,7 @@ mod tests {
                 knob.name,
                 knob.get(&seed)
             );
-            for &v in knob.grid {
+            for &v in &knob.grid {
                 let mut r = seed.clone();
                 knob.set(&mut r, v);
                 assert_eq!(knob.get(&r), v, "{}", knob.name);
@@ -1024,7 +1070,7 @@ mod tests {
     #[test]
     fn switches_follow_their_strengths() {
         let knobs = knobs();
-        let find = |n: &str| knobs.iter().find(|k| k.name == n).copied().unwrap();
+        let find = |n: &str| knobs.iter().find(|k| k.name == n).cloned().unwrap();
         let mut r = RankingConfig::seed();
         find("signals.test_file_factor").set(&mut r, 0.6);
         assert!(r.signals.test_files);
@@ -1033,6 +1079,6 @@ mod tests {
         find("centrality_factor").set(&mut r, 0.0);
         assert_eq!(r.centrality, CentralityScale::Off);
         find("profiles.understand_code.text").set(&mut r, 0.7);
-        assert_eq!(r.profiles.understand_code.text, 0.7);
+        assert_eq!(r.profiles.understand_code.get(Modality::TEXT), 0.7);
     }
 }
