@@ -6,12 +6,12 @@ use std::path::Path;
 
 /// A benchmark over the fixtures, in the format `eval` reads, with a
 /// checkout folder holding one copy per fixture.
-struct FixtureBench {
+pub(crate) struct FixtureBench {
     dir: Repo,
 }
 
 impl FixtureBench {
-    fn new() -> FixtureBench {
+    pub(crate) fn new() -> FixtureBench {
         let dir = Repo::empty();
         let mut repos = Vec::new();
         for (lang, cart, pricing, inventory) in LANGUAGES {
@@ -34,11 +34,11 @@ impl FixtureBench {
         FixtureBench { dir }
     }
 
-    fn path(&self, rel: &str) -> String {
+    pub(crate) fn path(&self, rel: &str) -> String {
         self.dir.path().join(rel).display().to_string()
     }
 
-    fn eval(&self, extra: &[&str]) -> crate::util::Run {
+    pub(crate) fn eval(&self, extra: &[&str]) -> crate::util::Run {
         let (bench, checkouts, index) =
             (self.path("bench"), self.path("checkouts"), self.path("index"));
         let mut args = vec![

@@ -31,12 +31,19 @@ impl Preset {
         }
     }
 
-    /// The modalities the preset runs (those of positive weight among
-    /// them): thorough runs every registered one.
+    /// The modalities the preset may run (those of positive weight among
+    /// them run): quick the semantic modality alone; default the semantic,
+    /// text and structural modalities, and any registered besides the
+    /// built-in four (which run once a ranking gives them a weight);
+    /// thorough every registered one.
     pub fn modalities(self) -> Vec<Modality> {
         match self {
             Preset::Quick => vec![Modality::SEMANTIC],
-            Preset::Default => vec![Modality::SEMANTIC, Modality::TEXT, Modality::STRUCTURAL],
+            Preset::Default => {
+                let mut set = vec![Modality::SEMANTIC, Modality::TEXT, Modality::STRUCTURAL];
+                set.extend(Modality::all().into_iter().filter(|m| !Modality::BUILT_IN.contains(m)));
+                set
+            }
             Preset::Thorough => Modality::all(),
         }
     }

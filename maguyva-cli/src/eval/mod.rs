@@ -95,17 +95,9 @@ impl Variant {
         for &m in &registered {
             let mut v = if m == Modality::GRAPH {
                 Variant { boost: false, ..Variant::preset(Preset::Default, None) }
-            } else if default_set.contains(&m) {
+            } else {
                 let rest = default_set.iter().copied().filter(|&x| x != m).collect();
                 Variant::preset(Preset::Default, Some(rest))
-            } else {
-                // A modality the default preset does not run, added to it
-                // (with the ranking's weight for it).
-                let more = default_set.iter().copied().chain([m]).collect();
-                let mut v = Variant::preset(Preset::Default, Some(more));
-                v.name = format!("default + {}", m.as_str());
-                out.push(v);
-                continue;
             };
             v.name = format!("default - {}", m.as_str());
             out.push(v);

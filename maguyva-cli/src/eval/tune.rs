@@ -759,6 +759,9 @@ pub struct Breakdown {
 pub struct TuneReport {
     /// The training sets, in order.
     pub sets: Vec<String>,
+    /// The parameters tuned, by their path in a ranking file (every
+    /// registered modality's weights and parameters among them).
+    pub knobs: Vec<String>,
     /// Their weights in the objective.
     pub weights: Vec<f64>,
     /// Number of folds.
@@ -937,6 +940,7 @@ pub fn run(opts: &TuneOptions, status: &mut dyn FnMut(&str)) -> Result<TuneRepor
         }
     };
     Ok(TuneReport {
+        knobs: knobs().into_iter().map(|k| k.name).collect(),
         sets: corpus.sets.clone(),
         weights: corpus.weights.clone(),
         folds: k,
