@@ -432,8 +432,11 @@ fn verify_checks_every_section_of_every_file() {
     assert_eq!(repo.run(&["index"]).code, 0);
     let ok = repo.run(&["index", "--verify"]);
     assert_eq!(ok.code, 0, "{}", ok.stderr);
-    assert!(ok.stdout.starts_with("verified 7 files"), "{}", ok.stdout);
-    for file in ["text.mgv", "symbols.mgv", "graph.mgv", "semantic.mgv", "outlines.mgv"] {
+    // The manifest, the fragments, the outlines, and each modality's file.
+    assert!(ok.stdout.starts_with("verified 8 files"), "{}", ok.stdout);
+    for file in
+        ["text.mgv", "symbols.mgv", "graph.mgv", "semantic.mgv", "outlines.mgv", "paths.mgv"]
+    {
         let victim = current_generation(&repo).join(file);
         let good = std::fs::read(&victim).unwrap();
         // A byte a third of the way in: section data, or padding between

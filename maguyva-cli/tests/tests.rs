@@ -26,6 +26,10 @@ mod bad_input;
 // Evaluation on a benchmark of the fixtures, named rankings, and tuning.
 mod eval;
 
+// A modality registered besides the built-in four (`maguyva-paths`) in
+// search, explain, ablation, tuning and verify.
+mod modalities;
+
 // The MCP server, driven by a real MCP client over stdio.
 mod mcp;
 

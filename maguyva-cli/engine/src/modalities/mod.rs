@@ -25,6 +25,7 @@ fn registered() -> Vec<Arc<dyn ModalityPlugin>> {
         Arc::new(text::TextModality),
         Arc::new(structural::StructuralModality),
         Arc::new(graph::GraphModality),
+        Arc::new(maguyva_paths::PathsModality),
     ]
 }
 
