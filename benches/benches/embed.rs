@@ -5,6 +5,8 @@
 //! one query with the joined model. Fragments are this workspace's own
 //! Rust sources cut into 30-line pieces.
 
+#![forbid(unsafe_code)]
+
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use maguyva_core::{Analyzer, TermMatrix};
 use maguyva_semantic::{CodeModel, Embedder, Role, VectorIndexBuilder};

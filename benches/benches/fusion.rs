@@ -3,6 +3,8 @@
 //! files, what a 10-result search fetches) with the centrality boost and the
 //! vendor check. Issue budget: under 0.1 ms together.
 
+#![forbid(unsafe_code)]
+
 use criterion::{Criterion, criterion_group, criterion_main};
 use maguyva_benches::XorShift;
 use maguyva_core::{ChunkId, FileId, Hit, LineSpan, Modality};

@@ -1,6 +1,8 @@
 //! PageRank at the size issue 4 budgets for: 200,000 nodes and 1,000,000
 //! edges, "well under a second".
 
+#![forbid(unsafe_code)]
+
 use criterion::{Criterion, criterion_group, criterion_main};
 use maguyva_benches::XorShift;
 use maguyva_graph::page_rank;

@@ -6,9 +6,11 @@
 //! staleness walk). `graph` adds decoding the dependency graph, which only
 //! graph questions pay.
 
+#![forbid(unsafe_code)]
+
 use criterion::{Criterion, criterion_group, criterion_main};
-use maguyva_cli::engine::{EmbedderChoice, Index, IndexSettings, SearchRequest, build_index};
 use maguyva_core::{IndexDir, MatchMode, NoProgress};
+use maguyva_engine::{EmbedderChoice, Index, IndexSettings, SearchRequest, build_index};
 use std::hint::black_box;
 
 fn bench(c: &mut Criterion) {

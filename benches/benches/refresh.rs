@@ -6,11 +6,13 @@
 //! query runs on the result, as a whole `maguyva search` does (minus
 //! process start).
 
+#![forbid(unsafe_code)]
+
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
-use maguyva_cli::engine::{
+use maguyva_core::{IndexDir, NoProgress};
+use maguyva_engine::{
     EmbedderChoice, IndexSettings, Refresh, SearchRequest, build_index, open_fresh,
 };
-use maguyva_core::{IndexDir, NoProgress};
 use std::hint::black_box;
 use std::io::Write;
 

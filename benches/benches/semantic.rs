@@ -5,6 +5,8 @@
 //! rescoring. Before timing, the HNSW recall@10 against the scan is printed,
 //! so that the comparison is at equal quality.
 
+#![forbid(unsafe_code)]
+
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use maguyva_benches::clustered_codes;
 use maguyva_semantic::{EF_SEARCH, HnswIndex, nearest};

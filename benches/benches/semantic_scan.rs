@@ -5,6 +5,8 @@
 //! int8 vector (what an index below the limit does) against one that scans
 //! binary codes and rescores the best (what a larger index does).
 
+#![forbid(unsafe_code)]
+
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use maguyva_benches::synthetic_corpus;
 use maguyva_semantic::{

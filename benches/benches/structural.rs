@@ -3,6 +3,8 @@
 //! fixture projects of `maguyva-ast`. The query of each language is compiled
 //! before measuring, as an index build does once per language.
 
+#![forbid(unsafe_code)]
+
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use maguyva_core::{FileId, Language};
 use std::hint::black_box;

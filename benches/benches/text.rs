@@ -1,6 +1,8 @@
 //! The text modality: index build and query latency on a synthetic corpus of
 //! 2,000 files (about 8 MB).
 
+#![forbid(unsafe_code)]
+
 use criterion::{Criterion, criterion_group, criterion_main};
 use maguyva_benches::synthetic_corpus;
 use maguyva_core::{ContentStore, FragmentTable, SyntaxChunker};

@@ -1,6 +1,7 @@
 //! Shared inputs for the criterion benchmarks in `benches/`: a synthetic,
 //! deterministic corpus, so that numbers compare across machines and runs
 //! without any download.
+#![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
 /// A fixed-seed xorshift generator: the benchmarks' inputs must be the

@@ -15,6 +15,7 @@
 //! let outline = maguyva_ast::outline(Language::Rust, "pub fn parse_config() {}", FileId(0));
 //! assert_eq!(outline.symbols[0].name, "parse_config");
 //! ```
+#![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
 pub use crate::{

@@ -16,6 +16,8 @@
 //! cargo bench -p maguyva-cli --bench mcp_calls -- /path/to/repo [queries.txt] [--rounds=N] [--edit=REL]
 //! ```
 
+#![forbid(unsafe_code)]
+
 use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, CallToolResult};
 use rmcp::transport::{ConfigureCommandExt, TokioChildProcess};

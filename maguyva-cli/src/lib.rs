@@ -3,6 +3,7 @@
 //! opening and refreshing an index, answering queries) is the
 //! `maguyva-engine` crate, re-exported here as [`engine`]; the binary is
 //! argument parsing and printing over it.
+#![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
 pub use maguyva_engine as engine;

@@ -1,5 +1,7 @@
 //! `maguyva`: index a repository and search it in plain words.
 
+#![forbid(unsafe_code)]
+
 use anyhow::{Context, Result};
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand, ValueEnum};

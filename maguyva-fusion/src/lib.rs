@@ -11,6 +11,7 @@
 //! let fused = fuse(&lists, &weights, &FusionParams::default(), &NoContext);
 //! assert_eq!(fused[0].file, FileId(2));
 //! ```
+#![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
 pub use crate::{

@@ -28,6 +28,7 @@
 //! assert_eq!(graph.callers(0)[0].node, graph.def_node(1));
 //! # Ok::<(), maguyva_graph::Error>(())
 //! ```
+#![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
 pub use crate::{

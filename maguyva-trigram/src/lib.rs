@@ -23,6 +23,7 @@
 //! let hits = index.literal(&content, &fragments, "ECONNREFUSED", false, 10)?;
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+#![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
 pub use crate::{

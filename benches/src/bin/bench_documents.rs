@@ -27,10 +27,12 @@
 //! A fragment's text is the one the index embeds (`semantic_text`: its
 //! file's path, then its document).
 
+#![forbid(unsafe_code)]
+
 use anyhow::Context;
-use maguyva_cli::engine::{IndexSettings, build_index, semantic_text};
-use maguyva_cli::eval::{Benchmark, path_matches};
 use maguyva_core::{IndexDir, NoProgress, TermMatrix};
+use maguyva_engine::benchmark::{Benchmark, path_matches};
+use maguyva_engine::{IndexSettings, build_index, semantic_text};
 use maguyva_semantic::{
     CodeModel, CorpusModel, DEFAULT_CORPUS_DIMENSIONS, Embedder, Role, code_dimensions_for,
 };

@@ -21,11 +21,13 @@
 //! Exits 1 when any step differs or fails, 2 on a
 //! usage or set-up error.
 
+#![forbid(unsafe_code)]
+
 use anyhow::{Context, Result, bail};
 use maguyva_benches::XorShift;
-use maguyva_cli::engine::{BuildOptions, Index, IndexSettings, SearchRequest, build_index_with};
-use maguyva_cli::eval::Benchmark;
 use maguyva_core::{FileId, IndexDir, Language, Manifest, NoProgress};
+use maguyva_engine::benchmark::Benchmark;
+use maguyva_engine::{BuildOptions, Index, IndexSettings, SearchRequest, build_index_with};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;

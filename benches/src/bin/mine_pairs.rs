@@ -21,6 +21,8 @@
 //! that many megabytes of files, taken in an order fixed by their paths'
 //! hashes, so that one large language does not crowd out the others.
 
+#![forbid(unsafe_code)]
+
 use maguyva_ast::{FileOutline, Symbol, outline};
 use maguyva_core::{Analyzer, FileId, Language};
 use rayon::prelude::*;

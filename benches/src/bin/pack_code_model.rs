@@ -18,6 +18,8 @@
 //! multiplied by it (`CodeModel::with_row_map`); it needs `--query-map`,
 //! since the old map does not fit the new rows.
 
+#![forbid(unsafe_code)]
+
 use maguyva_semantic::{CodeModel, Embedder, StaticModel};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;

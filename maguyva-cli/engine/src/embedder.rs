@@ -39,6 +39,19 @@ pub enum EmbedderChoice {
     },
 }
 
+/// The code model built into this program (the engine's `builtin-model`
+/// feature), or an error saying it was built without.
+pub(crate) fn builtin_code_model() -> Result<Arc<CodeModel>> {
+    #[cfg(feature = "builtin-model")]
+    return Ok(CodeModel::builtin()?);
+    #[cfg(not(feature = "builtin-model"))]
+    Err(Error::InvalidQuery(
+        "this program was built without the built-in code model (the engine's builtin-model \
+         feature): choose the corpus embedder (--embedder corpus)"
+            .into(),
+    ))
+}
+
 impl Default for EmbedderChoice {
     fn default() -> Self {
         EmbedderChoice::builtin()
@@ -46,9 +59,15 @@ impl Default for EmbedderChoice {
 }
 
 impl EmbedderChoice {
-    /// The built-in default, which needs no download, key or server.
+    /// The built-in default, which needs no download, key or server: the
+    /// corpus model joined with the built-in code model, or, in a program
+    /// built without that model (the engine's `builtin-model` feature off),
+    /// the corpus model alone.
     pub fn builtin() -> EmbedderChoice {
-        EmbedderChoice::Joined { dimensions: DEFAULT_CORPUS_DIMENSIONS }
+        match cfg!(feature = "builtin-model") {
+            true => EmbedderChoice::Joined { dimensions: DEFAULT_CORPUS_DIMENSIONS },
+            false => EmbedderChoice::Corpus { dimensions: DEFAULT_CORPUS_DIMENSIONS },
+        }
     }
 
     /// The dimensions of the corpus model, for a choice that learns one.
@@ -73,10 +92,10 @@ impl EmbedderChoice {
     pub fn identity(&self) -> Result<String> {
         Ok(match self {
             EmbedderChoice::Joined { dimensions } => {
-                format!("corpus-lsa:v1:{dimensions}+{}", CodeModel::builtin()?.identity())
+                format!("corpus-lsa:v1:{dimensions}+{}", builtin_code_model()?.identity())
             }
             EmbedderChoice::Corpus { dimensions } => format!("corpus-lsa:v1:{dimensions}"),
-            EmbedderChoice::Code => CodeModel::builtin()?.identity(),
+            EmbedderChoice::Code => builtin_code_model()?.identity(),
             EmbedderChoice::Model(dir) => {
                 let file = dir.join("model.safetensors");
                 let bytes = std::fs::read(&file).map_err(|e| Error::io("reading", &file, e))?;
@@ -92,7 +111,7 @@ impl EmbedderChoice {
     pub fn open(&self) -> Result<Option<Arc<dyn Embedder>>> {
         Ok(match self {
             EmbedderChoice::Joined { .. } | EmbedderChoice::Corpus { .. } => None,
-            EmbedderChoice::Code => Some(CodeModel::builtin()?),
+            EmbedderChoice::Code => Some(builtin_code_model()?),
             EmbedderChoice::Model(dir) => Some(open_model(dir)?),
             EmbedderChoice::Voyage { dimensions } => Some(open_voyage(*dimensions)?),
         })

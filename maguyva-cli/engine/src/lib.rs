@@ -21,9 +21,11 @@
 //! large indexes) and `all-languages` (every tree-sitter grammar; each
 //! language is a feature of `maguyva-ast`). With default features off the
 //! engine needs no HTTP, TLS or tokenizer library.
+#![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
 pub mod admission;
+pub mod benchmark;
 pub mod budget;
 mod build;
 mod embedder;

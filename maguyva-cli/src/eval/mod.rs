@@ -3,12 +3,12 @@
 //! Recall@10 overall, per category and per language, with index time and
 //! query latency.
 
-mod bench;
-mod metrics;
 pub mod tune;
 
-pub use bench::{BenchRepo, Benchmark, RepoSpec, Task};
-pub use metrics::{QueryScore, distinct_files, path_matches, quantile, score};
+pub use crate::engine::benchmark::{
+    BenchRepo, Benchmark, BenchmarkError, QueryScore, RepoSpec, Task, distinct_files, path_matches,
+    quantile, score,
+};
 
 use crate::engine::{
     CentralityScale, Index, IndexSettings, RankingConfig, SearchRequest, build_index, open_fresh,

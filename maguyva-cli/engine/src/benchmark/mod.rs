@@ -1,9 +1,53 @@
-//! Reading a benchmark (the format of `benches/train/README.md`): `repos.json`
-//! and one `annotations/NAME.json` per repository.
+//! Labelled benchmarks (the format of `benches/train/README.md`): reading
+//! `repos.json` and one `annotations/NAME.json` per repository, and the
+//! metrics they are scored with (`metrics`). What `maguyva eval` and the
+//! benchmark tools share.
 
-use anyhow::{Context, Result, bail};
+mod metrics;
+
+pub use metrics::{QueryScore, distinct_files, path_matches, quantile, score};
+
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
+
+/// A benchmark that cannot be read.
+#[derive(Debug, thiserror::Error)]
+pub enum BenchmarkError {
+    /// A file of it cannot be read.
+    #[error("reading {path}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A file of it is not what the format says.
+    #[error("parsing {path}: {reason}")]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        reason: String,
+    },
+    /// It lists no repository with annotations.
+    #[error("{0} lists no repository with annotations")]
+    Empty(PathBuf),
+}
+
+type Result<T> = std::result::Result<T, BenchmarkError>;
+
+/// The text of a benchmark file.
+fn read(path: &Path) -> Result<String> {
+    std::fs::read_to_string(path)
+        .map_err(|source| BenchmarkError::Read { path: path.to_path_buf(), source })
+}
+
+/// A benchmark file parsed.
+fn parse<T: serde::de::DeserializeOwned>(path: &Path, text: &str) -> Result<T> {
+    serde_json::from_str(text)
+        .map_err(|e| BenchmarkError::Parse { path: path.to_path_buf(), reason: e.to_string() })
+}
 
 /// A repository of the benchmark.
 #[derive(Debug, Clone, Deserialize)]
@@ -91,20 +135,14 @@ impl Benchmark {
     /// Reads `dir/repos.json` and `dir/annotations/*.json`.
     pub fn load(dir: &Path) -> Result<Benchmark> {
         let repos_path = dir.join("repos.json");
-        let text = std::fs::read_to_string(&repos_path)
-            .with_context(|| format!("reading {}", repos_path.display()))?;
-        let specs: Vec<RepoSpec> = serde_json::from_str(&text)
-            .with_context(|| format!("parsing {}", repos_path.display()))?;
+        let specs: Vec<RepoSpec> = parse(&repos_path, &read(&repos_path)?)?;
         let mut repos = Vec::new();
         for spec in specs {
             let path: PathBuf = dir.join("annotations").join(format!("{}.json", spec.name));
             if !path.exists() {
                 continue;
             }
-            let text = std::fs::read_to_string(&path)
-                .with_context(|| format!("reading {}", path.display()))?;
-            let raw: Vec<RawTask> = serde_json::from_str(&text)
-                .with_context(|| format!("parsing {}", path.display()))?;
+            let raw: Vec<RawTask> = parse(&path, &read(&path)?)?;
             let tasks = raw
                 .into_iter()
                 .map(|t| Task {
@@ -121,7 +159,7 @@ impl Benchmark {
             repos.push(BenchRepo { spec, tasks });
         }
         if repos.is_empty() {
-            bail!("{} lists no repository with annotations", repos_path.display());
+            return Err(BenchmarkError::Empty(repos_path));
         }
         Ok(Benchmark { repos })
     }

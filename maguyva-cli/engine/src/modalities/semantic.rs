@@ -112,7 +112,7 @@ fn embed(
         });
     };
     if let EmbedderChoice::Joined { .. } = settings.embedder {
-        builder.code_model(Some(maguyva_semantic::CodeModel::builtin()?));
+        builder.code_model(Some(crate::embedder::builtin_code_model()?));
     }
     let mut kept = None;
     if let Some(p) = options.reuse_model.then(previous).flatten() {
