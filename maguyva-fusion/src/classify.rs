@@ -3,6 +3,10 @@
 //! pass over the words with no regex and no allocation beyond the word list.
 
 use crate::intent::Intent;
+use crate::query_text::{
+    has_quoted_span, is_camel, is_identifier_char, is_pascal_word, is_qualified, is_snake,
+    name_token,
+};
 use serde::Serialize;
 
 /// Rule 1: a query starting with a definition keyword.
@@ -191,53 +195,6 @@ fn asks_for_definition(lower: &str) -> bool {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct IntentClassifier;
 
-fn is_identifier_char(c: char) -> bool {
-    c.is_alphanumeric() || c == '_'
-}
-
-/// `parseConfig`, `ParseConfig`, `HTTPServer`: letters with an inner capital.
-fn is_camel(w: &str) -> bool {
-    let mut chars = w.chars();
-    let Some(first) = chars.next() else { return false };
-    first.is_alphabetic()
-        && w.chars().all(|c| c.is_alphanumeric())
-        && w.chars().skip(1).any(char::is_uppercase)
-        && w.chars().any(char::is_lowercase)
-}
-
-/// `parse_config`, `__init__`, `MAX_SIZE`: letters joined by underscores.
-fn is_snake(w: &str) -> bool {
-    w.contains('_')
-        && w.chars().all(is_identifier_char)
-        && w.chars().any(char::is_alphabetic)
-        && w.trim_matches('_').contains(|c: char| c.is_alphabetic())
-}
-
-/// `Router`, `Status`: one capitalized word, an identifier when it stands alone.
-fn is_pascal_word(w: &str) -> bool {
-    w.chars().next().is_some_and(char::is_uppercase)
-        && w.chars().all(char::is_alphanumeric)
-        && w.chars().any(char::is_lowercase)
-}
-
-/// A query word without the punctuation around it, keeping what a
-/// qualified name holds (`Rack::Response`, `a.b.C`, `Foo#bar`).
-fn name_token(w: &str) -> &str {
-    w.trim_matches(|c: char| !(is_identifier_char(c) || c == ':' || c == '.' || c == '#'))
-}
-
-/// `a.b.C`, `Rack::Response`, `Foo#bar`: a qualified name.
-fn is_qualified(w: &str) -> bool {
-    let parts: Vec<&str> = w.split(['.', ':', '#']).filter(|p| !p.is_empty()).collect();
-    parts.len() >= 2
-        && (w.contains("::") || w.contains('#') || w.contains('.'))
-        && parts.iter().all(|p| {
-            p.chars().all(is_identifier_char)
-                && p.chars().next().is_some_and(|c| !c.is_ascii_digit())
-        })
-        && parts.iter().any(|p| is_camel(p) || is_snake(p) || is_pascal_word(p))
-}
-
 /// `ECONNREFUSED`, `ENOENT`, `ValueError`, `NullPointerException`, `E_FAIL`.
 fn is_error_token(w: &str) -> bool {
     let errno = w.len() >= 4
@@ -278,26 +235,6 @@ fn contains_phrase(lower: &str, phrase: &str) -> bool {
     })
 }
 
-/// The identifiers a query names (`IntoResponse`, `parse_config`,
-/// `Rack::Response`), as written: words shaped like code, capitalized
-/// words after the first, and a capitalized word standing alone (`Router`).
-pub fn named_identifiers(query: &str) -> Vec<&str> {
-    let single = query.split_whitespace().nth(1).is_none();
-    query
-        .split_whitespace()
-        .enumerate()
-        .map(|(i, w)| (i, name_token(w)))
-        .filter(|&(i, w)| {
-            !w.is_empty()
-                && (is_camel(w)
-                    || is_snake(w)
-                    || is_qualified(w)
-                    || ((i > 0 || single) && is_pascal_word(w)))
-        })
-        .map(|(_, w)| w)
-        .collect()
-}
-
 impl IntentClassifier {
     /// A classifier.
     pub fn new() -> IntentClassifier {
@@ -315,7 +252,7 @@ impl IntentClassifier {
             words.len() >= 2 && DEFINITION_KEYWORDS.contains(&first.as_str()),
             REFERENCE_PHRASES.iter().any(|p| contains_phrase(&lower, p)),
             IMPACT_PHRASES.iter().any(|p| contains_phrase(&lower, p)),
-            quoted(text),
+            has_quoted_span(text),
         ];
         // A definition keyword opening a description ("class utility
         // methods for reflection") is a question about code, not a name.
@@ -353,7 +290,7 @@ impl IntentClassifier {
             return c(Intent::ImpactAnalysis, CONFIDENCE_IMPACT, Rule::Impact);
         }
         // Rule 4: a quoted string, or an error token.
-        if quoted(text) {
+        if has_quoted_span(text) {
             return c(Intent::ExactMatch, CONFIDENCE_QUOTED, Rule::QuotedString);
         }
         let bare: Vec<&str> =
@@ -403,21 +340,10 @@ impl IntentClassifier {
 }
 
 /// Whether the text holds a double-quoted (or backquoted) string.
-fn quoted(text: &str) -> bool {
-    for q in ['"', '`'] {
-        if let Some(a) = text.find(q)
-            && let Some(b) = text[a + 1..].find(q)
-            && b > 0
-        {
-            return true;
-        }
-    }
-    false
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::query_text::named_identifiers;
 
     fn check(query: &str, intent: Intent, confidence: f32) {
         let got = IntentClassifier::new().classify(query);

@@ -19,11 +19,15 @@ pub use crate::{
         CONFIDENCE_BARE_IDENTIFIER, CONFIDENCE_DEFINITION_KEYWORD, CONFIDENCE_ERROR_TOKEN,
         CONFIDENCE_FALLBACK, CONFIDENCE_IDENTIFIER_MIN, CONFIDENCE_IMPACT, CONFIDENCE_QUOTED,
         CONFIDENCE_REFERENCES, CONFIDENCE_SIMILAR, CONFIDENCE_UNDERSTAND, Classification,
-        DIRECT_THRESHOLD, IntentClassifier, Rule, named_identifiers,
+        DIRECT_THRESHOLD, IntentClassifier, Rule,
     },
     intent::{Intent, WeightProfile},
     plan::{Plan, PlanRequest, fallback_plan, plan},
     preset::{FusionStrategy, Preset},
+    query_text::{
+        DEFINITION_QUESTION_WORDS, bare_name, definition_name, has_quoted_span, is_identifier_like,
+        last_segment, named_identifiers, whole_quoted,
+    },
     rrf::{Contribution, FusedHit, FusionContext, FusionParams, NoContext, fuse},
     signals::{
         FileFacts, NAMED_FILE_LIFT, PATH_WORDS_LIFT, QUERY_SYMBOL_LIFT, Signals, TEST_FILE_FACTOR,
@@ -39,6 +43,7 @@ mod classify;
 mod intent;
 mod plan;
 mod preset;
+mod query_text;
 mod rrf;
 mod signals;
 mod weights;

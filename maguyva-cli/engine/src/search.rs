@@ -10,8 +10,9 @@ use maguyva_core::{
 };
 use maguyva_fusion::{
     Classification, FileFacts, FusedHit, FusionContext, FusionParams, FusionStrategy, Intent,
-    IntentClassifier, ModalityWeights, Plan, PlanRequest, Preset, Signals, fallback_plan,
-    file_prior, folded_name, fuse, is_vendor_path, named_identifiers, plan,
+    IntentClassifier, ModalityWeights, Plan, PlanRequest, Preset, Signals, bare_name,
+    definition_name, fallback_plan, file_prior, folded_name, fuse, is_vendor_path, last_segment,
+    named_identifiers, plan, whole_quoted,
 };
 use maguyva_graph::{EdgeKind, GraphRetriever};
 use rayon::prelude::*;
@@ -90,19 +91,12 @@ impl SearchRequest {
                     "the quoted string is empty; put the text to find between the quotes".into(),
                 ));
             }
-            if let Some(inner) = quoted(&self.text) {
+            if let Some(inner) = whole_quoted(&self.text) {
                 return Query::with_mode(inner, MatchMode::Literal, self.case_insensitive);
             }
         }
         Query::with_mode(self.text.clone(), self.mode, self.case_insensitive)
     }
-}
-
-/// The inside of `"..."` when the whole (trimmed) text is one quoted string.
-fn quoted(text: &str) -> Option<&str> {
-    let t = text.trim();
-    let inner = t.strip_prefix('"')?.strip_suffix('"')?;
-    (!inner.is_empty() && !inner.contains('"')).then_some(inner)
 }
 
 /// One modality's part in a result, for explanations.
@@ -351,11 +345,6 @@ impl Index {
     }
 }
 
-/// The last part of a qualified name: `Builder` of `Rack::Builder`.
-fn last_segment(ident: &str) -> &str {
-    ident.rsplit([':', '.', '#']).find(|s| !s.is_empty()).unwrap_or(ident)
-}
-
 /// Shows each file that defines a symbol the query names through that
 /// definition (the structural modality's fragment), whichever modality
 /// contributed most: "where is Router defined" wants the definition's
@@ -374,78 +363,6 @@ fn show_definitions(
             hit.lines = def.lines;
         }
     }
-}
-
-/// Whether a word is written like an identifier (`parse`, `Rack::Builder`,
-/// `$el`), qualifiers allowed.
-fn is_identifier_like(w: &str) -> bool {
-    w.chars().all(|c| c.is_alphanumeric() || matches!(c, '_' | '$' | ':' | '.' | '#'))
-        && w.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_' || c == '$')
-}
-
-/// The name of a query that is one bare identifier, by its last segment.
-fn bare_name(text: &str) -> Option<&str> {
-    let t = text.trim();
-    (!t.contains(char::is_whitespace) && is_identifier_like(t)).then(|| last_segment(t))
-}
-
-/// Words of definition questions that are not the name asked about.
-const DEFINITION_QUESTION_WORDS: &[&str] = &[
-    "where",
-    "is",
-    "are",
-    "the",
-    "a",
-    "an",
-    "of",
-    "defined",
-    "declared",
-    "definition",
-    "def",
-    "defn",
-    "fn",
-    "fun",
-    "func",
-    "function",
-    "method",
-    "class",
-    "struct",
-    "interface",
-    "trait",
-    "enum",
-    "type",
-    "typedef",
-    "typealias",
-    "module",
-    "const",
-    "constant",
-    "let",
-    "var",
-    "val",
-    "macro",
-    "protocol",
-    "object",
-    "record",
-    "find",
-    "show",
-    "implemented",
-    "located",
-    "lives",
-];
-
-/// The one name a definition question asks about ("fn spawn", "where is
-/// session defined"); None when it names none or several.
-fn definition_name(text: &str) -> Option<&str> {
-    let mut names = text
-        .split_whitespace()
-        .map(|w| {
-            w.trim_matches(|c: char| matches!(c, '?' | '!' | ',' | '`' | '"' | '\'' | '(' | ')'))
-        })
-        .filter(|w| {
-            !w.is_empty() && !DEFINITION_QUESTION_WORDS.contains(&w.to_lowercase().as_str())
-        });
-    let name = names.next()?;
-    (names.next().is_none() && is_identifier_like(name)).then(|| last_segment(name))
 }
 
 /// Byte offsets of `word` in `text` with no identifier character on either
@@ -1077,17 +994,6 @@ mod tests {
         assert_eq!(word_count("a MAX_SIZE b MAX_SIZES MAX_SIZE", "MAX_SIZE"), 2);
         assert_eq!(first_word_line("x\ny MAX_SIZE\nMAX_SIZE", "MAX_SIZE"), 2);
         assert_eq!(first_word_line("nothing", "MAX_SIZE"), 1);
-    }
-
-    #[test]
-    fn names_of_definition_questions() {
-        assert_eq!(definition_name("fn spawn"), Some("spawn"));
-        assert_eq!(definition_name("where is session defined?"), Some("session"));
-        assert_eq!(definition_name("class Rack::Builder"), Some("Builder"));
-        assert_eq!(definition_name("where is the config parser"), None);
-        assert_eq!(bare_name("  TryReadyError "), Some("TryReadyError"));
-        assert_eq!(bare_name("two words"), None);
-        assert_eq!(bare_name("\"ECONNREFUSED\""), None);
     }
 
     #[test]
