@@ -4,8 +4,9 @@
 //! all languages; the graph modality resolves the names to definitions.
 
 use crate::symbol::Symbol;
+pub use maguyva_core::{Import, Occurrence};
 use maguyva_core::{ImportKind, Language};
-use serde::{Deserialize, Serialize};
+
 use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
 use tree_sitter::Node;
@@ -78,34 +79,6 @@ const IGNORED: &[&str] = &[
 /// Most occurrences kept per file, so that a generated file cannot blow up
 /// the index.
 const MAX_PER_FILE: usize = 20_000;
-
-/// One import of a file.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Import {
-    /// The imported path, with quotes, keywords and item lists removed.
-    pub path: String,
-    /// A name imported from it, which may itself be a module.
-    pub name: Option<String>,
-    /// How `path` is to be read.
-    pub kind: ImportKind,
-    /// The line of the import.
-    pub line: u32,
-}
-
-/// Uses of one name inside one definition (or at the top level of the file).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Occurrence {
-    /// The name used.
-    pub name: String,
-    /// The first line where it is used there.
-    pub line: u32,
-    /// Whether it is called (rather than only mentioned).
-    pub call: bool,
-    /// The innermost definition it occurs in (index into the file's symbols).
-    pub enclosing: Option<u32>,
-    /// How many times.
-    pub count: u32,
-}
 
 /// Most paths one grouped import expands to.
 const MAX_GROUP_PATHS: usize = 256;

@@ -34,7 +34,7 @@ pub use crate::{
     hit::{Hit, Rank, sort_hits},
     ids::{ChunkId, FileId, SymbolId},
     ignore_rules::IgnoreRules,
-    import::ImportKind,
+    import::{Import, ImportKind, Occurrence},
     index_dir::{IndexDir, ReadGeneration, Staging, WriteLock, remove_unfinished_generations},
     language::Language,
     lexer::{Lexed, Region, lex, whole_words, word_occurrences},
@@ -52,6 +52,7 @@ pub use crate::{
     retriever::Retriever,
     sections::{Array, Bytes, SectionFile, SectionWriter, Text},
     span::LineSpan,
+    symbol_kind::SymbolKind,
     term_matrix::TermMatrix,
 };
 
@@ -80,6 +81,7 @@ mod retriever;
 pub mod sections;
 mod span;
 pub mod store;
+mod symbol_kind;
 mod term_matrix;
 pub mod tokens;
 pub mod varint;

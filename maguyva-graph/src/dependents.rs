@@ -192,7 +192,7 @@ impl CallGraph {
                 .into_iter()
                 .filter_map(|d| self.definition(d))
                 .filter(|d| {
-                    d.kind == DefKind::Module && {
+                    DefKind::of(d.kind) == DefKind::Module && {
                         let have: Vec<String> = d
                             .qualified_name
                             .split(['.', ':', '/', '\\'])
@@ -370,8 +370,8 @@ impl CallGraph {
 mod tests {
     use super::*;
     use crate::GraphBuilder;
-    use crate::input::{DefKind, Definition, FileInfo, Import, Use};
-    use maguyva_core::{ImportKind, Language, LineSpan};
+    use crate::input::{Definition, FileInfo};
+    use maguyva_core::{Import, ImportKind, Language, LineSpan, Occurrence, SymbolKind};
 
     /// a.py defines f; b.py imports a and calls f; c.py imports b; d.py
     /// calls f without importing a (bound by the unique name).
@@ -387,7 +387,7 @@ mod tests {
         b.add_definition(Definition {
             name: "f".into(),
             qualified_name: "f".into(),
-            kind: DefKind::Callable,
+            kind: SymbolKind::Function,
             file: FileId(0),
             lines: LineSpan::new(1, 2),
             name_line: 1,
@@ -396,42 +396,30 @@ mod tests {
         b.add_definition(Definition {
             name: "g".into(),
             qualified_name: "g".into(),
-            kind: DefKind::Callable,
+            kind: SymbolKind::Function,
             file: FileId(1),
             lines: LineSpan::new(3, 4),
             name_line: 3,
             container: None,
         });
-        b.add_import(Import {
-            file: FileId(1),
-            path: "a".into(),
-            name: None,
-            kind: ImportKind::Module,
-            line: 1,
-        });
-        b.add_import(Import {
-            file: FileId(2),
-            path: "b".into(),
-            name: None,
-            kind: ImportKind::Module,
-            line: 2,
-        });
-        b.add_use(Use {
-            file: FileId(1),
-            name: "f".into(),
-            line: 4,
-            call: true,
-            enclosing: Some(1),
-            count: 1,
-        });
-        b.add_use(Use {
-            file: FileId(3),
-            name: "f".into(),
-            line: 7,
-            call: true,
-            enclosing: None,
-            count: 1,
-        });
+        b.add_import(
+            FileId(1),
+            Import { path: "a".into(), name: None, kind: ImportKind::Module, line: 1 },
+        );
+        b.add_import(
+            FileId(2),
+            Import { path: "b".into(), name: None, kind: ImportKind::Module, line: 2 },
+        );
+        b.add_use(
+            FileId(1),
+            0,
+            &Occurrence { name: "f".into(), line: 4, call: true, enclosing: Some(1), count: 1 },
+        );
+        b.add_use(
+            FileId(3),
+            0,
+            &Occurrence { name: "f".into(), line: 7, call: true, enclosing: None, count: 1 },
+        );
         b.build().unwrap()
     }
 

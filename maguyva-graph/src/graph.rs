@@ -305,15 +305,30 @@ impl GraphBuilder {
         self
     }
 
-    /// Adds an import.
-    pub fn add_import(&mut self, import: Import) -> &mut Self {
-        self.imports.push(import);
+    /// Adds an import of file `file`.
+    pub fn add_import(&mut self, file: FileId, import: maguyva_core::Import) -> &mut Self {
+        let maguyva_core::Import { path, name, kind, line } = import;
+        self.imports.push(Import { file, path, name, kind, line });
         self
     }
 
-    /// Adds the uses of a name.
-    pub fn add_use(&mut self, u: Use) -> &mut Self {
-        self.uses.push(u);
+    /// Adds the uses of a name in file `file`, whose definitions start at
+    /// `first_definition` (the occurrence's enclosing definition is
+    /// numbered among the file's own).
+    pub fn add_use(
+        &mut self,
+        file: FileId,
+        first_definition: u32,
+        o: &maguyva_core::Occurrence,
+    ) -> &mut Self {
+        self.uses.push(Use {
+            file,
+            name: o.name.clone(),
+            line: o.line,
+            call: o.call,
+            enclosing: o.enclosing.map(|e| e + first_definition),
+            count: o.count,
+        });
         self
     }
 
@@ -398,7 +413,7 @@ impl GraphBuilder {
                 .or_else(|| rust_use(&files, &crates, imp))
                 .or_else(|| js_alias(&files, &modules, &index, imp))
                 .or_else(|| python_import(&files, &python, imp))
-                .unwrap_or_else(|| index.resolve(imp));
+                .unwrap_or_else(|| index.resolve_import(imp));
             if targets.is_empty() {
                 unresolved.push(UnresolvedImport {
                     file: imp.file,
@@ -474,12 +489,9 @@ impl GraphBuilder {
             let from = u.enclosing.map_or(u.file.0, def_node);
             let own = u.enclosing;
             fits.clear();
-            fits.extend(
-                candidates
-                    .iter()
-                    .copied()
-                    .filter(|&c| Some(c) != own && compatible(defs[c as usize].kind, u.call)),
-            );
+            fits.extend(candidates.iter().copied().filter(|&c| {
+                Some(c) != own && compatible(DefKind::of(defs[c as usize].kind), u.call)
+            }));
             if fits.is_empty() {
                 continue;
             }
@@ -505,7 +517,9 @@ impl GraphBuilder {
                 // A function mentioned far from its definition is too often
                 // a local variable of the same name; types are surer.
                 kept.extend(
-                    fits.iter().copied().filter(|&c| defs[c as usize].kind != DefKind::Callable),
+                    fits.iter()
+                        .copied()
+                        .filter(|&c| DefKind::of(defs[c as usize].kind) != DefKind::Callable),
                 );
                 &kept
             };
@@ -1017,8 +1031,9 @@ impl<'a> DeclaredPackages<'a> {
         let top_level = defs
             .iter()
             .filter(|d| {
-                d.container
-                    .is_none_or(|c| defs.get(c as usize).is_some_and(|c| c.kind == DefKind::Module))
+                d.container.is_none_or(|c| {
+                    defs.get(c as usize).is_some_and(|c| DefKind::of(c.kind) == DefKind::Module)
+                })
             })
             .map(|d| (d.file.0, d.name.as_str()))
             .collect();

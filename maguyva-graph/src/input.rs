@@ -1,13 +1,15 @@
 //! What the graph is built from: files, definitions, imports and uses of
-//! names. The caller (the CLI) fills these from the structural modality; the
-//! graph crate depends on no sibling.
+//! names. The caller (the engine) fills these from the structural
+//! modality's outlines, in the types every modality shares (core's
+//! `SymbolKind`, `Import`, `Occurrence`); the graph crate depends on no
+//! sibling.
 
-use maguyva_core::{FileId, ImportKind, Language, LineSpan};
+use maguyva_core::{FileId, ImportKind, Language, LineSpan, SymbolKind};
 use serde::{Deserialize, Serialize};
 
 /// The role a definition plays in the graph.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum DefKind {
+pub(crate) enum DefKind {
     /// A function, method or macro: it can be called.
     Callable,
     /// A class, struct, enum, interface, trait or type alias.
@@ -20,6 +22,24 @@ pub enum DefKind {
     Reexport,
 }
 
+impl DefKind {
+    /// The role of a definition of kind `kind`.
+    pub(crate) fn of(kind: SymbolKind) -> DefKind {
+        match kind {
+            SymbolKind::Function | SymbolKind::Method | SymbolKind::Macro => DefKind::Callable,
+            SymbolKind::Class
+            | SymbolKind::Struct
+            | SymbolKind::Enum
+            | SymbolKind::Interface
+            | SymbolKind::Trait
+            | SymbolKind::Type => DefKind::Type,
+            SymbolKind::Module => DefKind::Module,
+            SymbolKind::Constant | SymbolKind::Property => DefKind::Value,
+            SymbolKind::Reexport => DefKind::Reexport,
+        }
+    }
+}
+
 /// A definition, in the order of the structural modality's symbol ids.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Definition {
@@ -27,8 +47,8 @@ pub struct Definition {
     pub name: String,
     /// Its name with containers.
     pub qualified_name: String,
-    /// Its role.
-    pub kind: DefKind,
+    /// What it defines.
+    pub kind: SymbolKind,
     /// The file.
     pub file: FileId,
     /// The whole definition.
@@ -39,9 +59,9 @@ pub struct Definition {
     pub container: Option<u32>,
 }
 
-/// One import.
+/// One import of one file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Import {
+pub(crate) struct Import {
     /// The importing file.
     pub file: FileId,
     /// The imported path.
@@ -56,7 +76,7 @@ pub struct Import {
 
 /// Uses of one name inside one definition (or at a file's top level).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Use {
+pub(crate) struct Use {
     /// The file.
     pub file: FileId,
     /// The name.

@@ -12,18 +12,19 @@
 //! - [`GraphRetriever`] answers "who calls X" and "what breaks if I change X".
 //!
 //! ```
-//! use maguyva_core::{FileId, Language, LineSpan};
+//! use maguyva_core::{FileId, Language, LineSpan, Occurrence, SymbolKind};
 //! use maguyva_graph::*;
 //! let mut b = GraphBuilder::new();
 //! b.add_file(FileInfo { path: "a.py".into(), language: Some(Language::Python), package: None });
 //! for name in ["f", "g"] {
 //!     b.add_definition(Definition {
-//!         name: name.into(), qualified_name: name.into(), kind: DefKind::Callable,
+//!         name: name.into(), qualified_name: name.into(), kind: SymbolKind::Function,
 //!         file: FileId(0), lines: LineSpan::line(1), name_line: 1, container: None,
 //!     });
 //! }
 //! // g calls f.
-//! b.add_use(Use { file: FileId(0), name: "f".into(), line: 1, call: true, enclosing: Some(1), count: 1 });
+//! let call = Occurrence { name: "f".into(), line: 1, call: true, enclosing: Some(1), count: 1 };
+//! b.add_use(FileId(0), 0, &call);
 //! let graph = b.build()?;
 //! assert_eq!(graph.callers(0)[0].node, graph.def_node(1));
 //! # Ok::<(), maguyva_graph::Error>(())
@@ -38,7 +39,7 @@ pub use crate::{
         CallGraph, Edge, EdgeKind, GRAPH_FILE, GRAPH_FORMAT, GraphBuilder, MAX_AMBIGUOUS,
         ModuleRoot, PreviousGraph, Site, UnresolvedImport, normalize,
     },
-    input::{DefKind, Definition, FileInfo, Import, Use},
+    input::{Definition, FileInfo},
     manifests::{SourceFile, cargo_package_name, go_module_path, js_module_roots, module_roots},
     pagerank::{DAMPING, page_rank},
     resolve::ModuleIndex,

@@ -9,7 +9,7 @@
 
 use crate::graph::package_scoped;
 use crate::input::{FileInfo, Import};
-use maguyva_core::{ImportKind, Language, join_relative as join};
+use maguyva_core::{FileId, ImportKind, Language, join_relative as join};
 use rustc_hash::FxHashMap as HashMap;
 
 /// File names that stand for their folder as a module.
@@ -115,9 +115,15 @@ impl<'a> ModuleIndex<'a> {
         ModuleIndex { files, by_suffix, by_name, by_dir, in_dir, by_path }
     }
 
-    /// The files an import refers to; empty when it is outside the
-    /// repository (a standard or third-party module).
-    pub fn resolve(&self, import: &Import) -> Vec<u32> {
+    /// The files an import of file `file` refers to; empty when it is
+    /// outside the repository (a standard or third-party module).
+    pub fn resolve(&self, file: FileId, import: &maguyva_core::Import) -> Vec<u32> {
+        let maguyva_core::Import { path, name, kind, line } = import.clone();
+        self.resolve_import(&Import { file, path, name, kind, line })
+    }
+
+    /// [`ModuleIndex::resolve`] of an import the graph holds.
+    pub(crate) fn resolve_import(&self, import: &Import) -> Vec<u32> {
         let Some(from) = self.files.get(import.file.index()) else { return Vec::new() };
         let dir = dir_of(&from.path);
         let lang = from.language;
@@ -432,7 +438,7 @@ mod tests {
             kind,
             line: 1,
         };
-        idx.resolve(&imp).into_iter().map(|i| files[i as usize].path.clone()).collect()
+        idx.resolve_import(&imp).into_iter().map(|i| files[i as usize].path.clone()).collect()
     }
 
     #[test]

@@ -1,4 +1,7 @@
-use maguyva_core::{FileId, FragmentSpan, FragmentTable, Hit, ImportKind, Language, LineSpan};
+use maguyva_core::{
+    FileId, FragmentSpan, FragmentTable, Hit, Import, ImportKind, Language, LineSpan, Occurrence,
+    SymbolKind,
+};
 use maguyva_graph::*;
 use std::sync::Arc;
 
@@ -11,45 +14,35 @@ fn graph() -> CallGraph {
     let def = |name: &str, file: u32, start: u32| Definition {
         name: name.into(),
         qualified_name: name.into(),
-        kind: DefKind::Callable,
+        kind: SymbolKind::Function,
         file: FileId(file),
         lines: LineSpan::new(start, start + 1),
         name_line: start,
         container: None,
     };
     b.add_definition(def("f", 0, 1)).add_definition(def("g", 1, 1)).add_definition(def("h", 1, 4));
-    b.add_import(Import {
-        file: FileId(0),
-        path: "b".into(),
-        name: Some("g".into()),
-        kind: ImportKind::Module,
-        line: 1,
-    });
-    b.add_import(Import {
-        file: FileId(2),
-        path: "a".into(),
-        name: None,
-        kind: ImportKind::Module,
-        line: 1,
-    });
-    b.add_import(Import {
-        file: FileId(2),
-        path: "numpy".into(),
-        name: None,
-        kind: ImportKind::Module,
-        line: 2,
-    });
-    let call = |file: u32, name: &str, line: u32, enclosing: Option<u32>| Use {
-        file: FileId(file),
+    b.add_import(
+        FileId(0),
+        Import { path: "b".into(), name: Some("g".into()), kind: ImportKind::Module, line: 1 },
+    );
+    b.add_import(
+        FileId(2),
+        Import { path: "a".into(), name: None, kind: ImportKind::Module, line: 1 },
+    );
+    b.add_import(
+        FileId(2),
+        Import { path: "numpy".into(), name: None, kind: ImportKind::Module, line: 2 },
+    );
+    let call = |name: &str, line: u32, enclosing: Option<u32>| Occurrence {
         name: name.into(),
         line,
         call: true,
         enclosing,
         count: 1,
     };
-    b.add_use(call(0, "g", 2, Some(0)))
-        .add_use(call(1, "h", 2, Some(1)))
-        .add_use(call(2, "f", 3, None));
+    b.add_use(FileId(0), 0, &call("g", 2, Some(0)))
+        .add_use(FileId(1), 0, &call("h", 2, Some(1)))
+        .add_use(FileId(2), 0, &call("f", 3, None));
     b.build().unwrap()
 }
 
@@ -171,8 +164,9 @@ fn build_corpus_telling(
     let mut base = 0u32;
     for (i, f) in files.iter().enumerate() {
         for (j, &(name, kind, nested, line)) in f.defs.iter().enumerate() {
-            let kind = [DefKind::Callable, DefKind::Type, DefKind::Value, DefKind::Module]
-                [kind as usize % 4];
+            let kind =
+                [SymbolKind::Function, SymbolKind::Class, SymbolKind::Constant, SymbolKind::Module]
+                    [kind as usize % 4];
             b.add_definition(Definition {
                 name: NAMES[name].into(),
                 qualified_name: NAMES[name].into(),
@@ -184,24 +178,29 @@ fn build_corpus_telling(
             });
         }
         for (k, &target) in f.imports.iter().enumerate() {
-            b.add_import(Import {
-                file: FileId(i as u32),
-                path: format!("m{target}"),
-                name: None,
-                kind: ImportKind::Module,
-                line: k as u32 + 1,
-            });
+            b.add_import(
+                FileId(i as u32),
+                Import {
+                    path: format!("m{target}"),
+                    name: None,
+                    kind: ImportKind::Module,
+                    line: k as u32 + 1,
+                },
+            );
         }
         for &(name, call, enclosing, line) in &f.uses {
             let name = NAMES.get(name).copied().unwrap_or("unknown_name");
-            b.add_use(Use {
-                file: FileId(i as u32),
-                name: name.into(),
-                line,
-                call,
-                enclosing: enclosing.filter(|&e| e < f.defs.len()).map(|e| base + e as u32),
-                count: 1,
-            });
+            b.add_use(
+                FileId(i as u32),
+                0,
+                &Occurrence {
+                    name: name.into(),
+                    line,
+                    call,
+                    enclosing: enclosing.filter(|&e| e < f.defs.len()).map(|e| base + e as u32),
+                    count: 1,
+                },
+            );
         }
         base += f.defs.len() as u32;
     }

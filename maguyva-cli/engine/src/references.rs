@@ -212,13 +212,13 @@ impl Index {
         let defining: HashSet<FileId> = defs
             .iter()
             .filter_map(|&d| graph.definition(d))
-            .filter(|d| d.kind != maguyva_graph::DefKind::Reexport)
+            .filter(|d| d.kind != maguyva_core::SymbolKind::Reexport)
             .map(|d| d.file)
             .collect();
-        let type_target = defs
-            .iter()
-            .filter_map(|&d| graph.definition(d))
-            .any(|d| matches!(d.kind, maguyva_graph::DefKind::Type));
+        let type_target = defs.iter().filter_map(|&d| graph.definition(d)).any(|d| {
+            use maguyva_core::SymbolKind::{Class, Enum, Interface, Struct, Trait, Type};
+            matches!(d.kind, Class | Struct | Enum | Interface | Trait | Type)
+        });
 
         // Resolved uses, in the graph's order (sure calls first).
         let mut out: Vec<FileReference> = Vec::new();

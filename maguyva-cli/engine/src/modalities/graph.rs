@@ -5,14 +5,14 @@
 
 use super::structural::StructuralReader;
 use super::text::{engine_build, engine_open, ranking};
-use maguyva_ast::{FileOutline, SymbolKind, SymbolTable};
+use maguyva_ast::{FileOutline, SymbolTable};
 use maguyva_core::{
     BuildInput, Built, Error, FileId, IndexFile, Modality, ModalityPlugin, ModalityReader,
     OpenInput, Params, Result, Retriever,
 };
 use maguyva_graph::{
-    CallGraph, DefKind, Definition, FileInfo, GRAPH_FILE, GRAPH_FORMAT, GraphBuilder,
-    GraphRetriever, Import, PreviousGraph, SourceFile, Use,
+    CallGraph, Definition, FileInfo, GRAPH_FILE, GRAPH_FORMAT, GraphBuilder, GraphRetriever,
+    PreviousGraph, SourceFile,
 };
 use std::any::Any;
 use std::path::Path;
@@ -24,22 +24,6 @@ pub(crate) struct GraphModality;
 /// The opened graph modality.
 pub(crate) struct GraphReader(pub(crate) GraphRetriever);
 
-/// How a definition takes part in the graph.
-fn def_kind(kind: SymbolKind) -> DefKind {
-    match kind {
-        SymbolKind::Function | SymbolKind::Method | SymbolKind::Macro => DefKind::Callable,
-        SymbolKind::Class
-        | SymbolKind::Struct
-        | SymbolKind::Enum
-        | SymbolKind::Interface
-        | SymbolKind::Trait
-        | SymbolKind::Type => DefKind::Type,
-        SymbolKind::Module => DefKind::Module,
-        SymbolKind::Constant | SymbolKind::Property => DefKind::Value,
-        SymbolKind::Reexport => DefKind::Reexport,
-    }
-}
-
 /// The graph's definitions: the symbol table's, in its order. The graph
 /// file does not keep them; a reader passes them back from the table.
 pub(crate) fn graph_definitions(symbols: &SymbolTable) -> Vec<Definition> {
@@ -48,7 +32,7 @@ pub(crate) fn graph_definitions(symbols: &SymbolTable) -> Vec<Definition> {
         .map(|(_, s)| Definition {
             name: s.name.to_string(),
             qualified_name: s.qualified_name.to_string(),
-            kind: def_kind(s.kind),
+            kind: s.kind,
             file: s.file,
             lines: s.lines,
             name_line: s.name_line,
@@ -118,23 +102,10 @@ fn build_graph(g: GraphInputs<'_>) -> Result<CallGraph> {
             }
         };
         for imp in &o.imports {
-            b.add_import(Import {
-                file,
-                path: imp.path.clone(),
-                name: imp.name.clone(),
-                kind: imp.kind,
-                line: imp.line,
-            });
+            b.add_import(file, imp.clone());
         }
         for occ in &o.occurrences {
-            b.add_use(Use {
-                file,
-                name: occ.name.clone(),
-                line: occ.line,
-                call: occ.call,
-                enclosing: occ.enclosing.map(|e| e + base),
-                count: occ.count,
-            });
+            b.add_use(file, base, occ);
         }
         base += o.symbols.len() as u32;
     }
