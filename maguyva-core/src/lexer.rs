@@ -332,7 +332,8 @@ impl Lexer<'_> {
     }
 
     /// Comments and literals starting at the punctuation byte `c` at
-    /// `self.i`; false when `c` is plain code.
+    /// `self.i`; false when `c` is plain code: Python, Ruby, Elixir and
+    /// Bash here, the other languages in [`Self::punct_of_others`].
     fn punct(&mut self, c: u8) -> bool {
         let i = self.i;
         let next = self.at(i + 1);
@@ -381,6 +382,17 @@ impl Lexer<'_> {
                 b'$' if next == b'\'' => self.quoted(i, i + 2, b'\'', true, true),
                 _ => return false,
             },
+            _ => return self.punct_of_others(c),
+        }
+        true
+    }
+
+    /// [`Self::punct`] for the languages other than Python, Ruby, Elixir
+    /// and Bash.
+    fn punct_of_others(&mut self, c: u8) -> bool {
+        let i = self.i;
+        let next = self.at(i + 1);
+        match self.lang {
             Language::JavaScript | Language::TypeScript | Language::Tsx => match c {
                 b'/' if matches!(next, b'/' | b'*') => self.slash_comment(i, false),
                 b'/' => return self.js_regex(i),
@@ -498,6 +510,7 @@ impl Lexer<'_> {
                 b'\'' => return self.char_literal(i, i),
                 _ => return false,
             },
+            _ => return false,
         }
         true
     }

@@ -366,53 +366,99 @@ impl GraphBuilder {
         let previous = previous.filter(|p| p.still_holds(&files, &modules, &defs));
         // The files whose links are resolved here: all of them, or those
         // that changed since the previous graph.
-        let mine = |f: usize| previous.as_ref().is_none_or(|p| p.changed.get(f) != Some(&false));
-        let nf = files.len() as u32;
-        let def_node = |d: u32| nf + d;
-        let mut edges: HashMap<(u32, u32, EdgeKind, bool), Edge> = HashMap::default();
-        let mut add = |e: Edge| {
-            edges
-                .entry((e.from, e.to, e.kind, e.ambiguous))
-                .and_modify(|x| {
-                    x.count += e.count;
-                    x.line = x.line.min(e.line);
-                    x.wide &= e.wide;
-                })
-                .or_insert(e);
-        };
-        for (i, d) in defs.iter().enumerate() {
-            if d.file.0 >= nf || d.container.is_some_and(|c| c as usize >= defs.len()) {
-                return Err(Error::MissingNode(def_node(i as u32)));
-            }
-            if !mine(d.file.index()) {
-                continue;
-            }
-            let from = d.container.map_or(d.file.0, def_node);
-            add(Edge {
-                from,
-                to: def_node(i as u32),
-                kind: EdgeKind::Contains,
-                line: d.name_line,
-                count: 1,
-                ambiguous: false,
-                wide: false,
-            });
-        }
+        let changed = previous.as_ref().map(|p| p.changed.clone());
+        let mine = |f: usize| changed.as_ref().is_none_or(|c| c.get(f) != Some(&false));
+        let mut links = Links::default();
+        containment(&files, &defs, &mine, &mut links)?;
+        let declared = DeclaredPackages::new(&files, &defs);
+        let inputs = Inputs { files: &files, modules: &modules, declared: &declared };
+        let (unresolved, mut visible) = inputs.resolve_imports(&imports, &mine, &mut links);
+        inputs.see_packages(&mine, &mut visible);
+        bind_uses(&defs, &uses, &visible, &mine, &mut links);
+        let relinked =
+            files.iter().enumerate().filter(|&(i, f)| mine(i) && f.language.is_some()).count();
+        let mut graph = assemble(files, modules, defs, links, unresolved, previous, &mine)?;
+        graph.relinked = relinked;
+        Ok(graph)
+    }
+}
 
-        // Imports, and what each file can see.
-        let index = ModuleIndex::new(&files);
+/// The edges being made, merged by their ends, kind and ambiguity.
+#[derive(Default)]
+struct Links(HashMap<(u32, u32, EdgeKind, bool), Edge>);
+
+impl Links {
+    fn add(&mut self, e: Edge) {
+        self.0
+            .entry((e.from, e.to, e.kind, e.ambiguous))
+            .and_modify(|x| {
+                x.count += e.count;
+                x.line = x.line.min(e.line);
+                x.wide &= e.wide;
+            })
+            .or_insert(e);
+    }
+}
+
+/// Each definition's edge from what contains it (its file, or its
+/// container), for the files `mine` takes.
+fn containment(
+    files: &[FileInfo],
+    defs: &[Definition],
+    mine: &dyn Fn(usize) -> bool,
+    links: &mut Links,
+) -> Result<()> {
+    let nf = files.len() as u32;
+    for (i, d) in defs.iter().enumerate() {
+        if d.file.0 >= nf || d.container.is_some_and(|c| c as usize >= defs.len()) {
+            return Err(Error::MissingNode(nf + i as u32));
+        }
+        if !mine(d.file.index()) {
+            continue;
+        }
+        links.add(Edge {
+            from: d.container.map_or(d.file.0, |c| nf + c),
+            to: nf + i as u32,
+            kind: EdgeKind::Contains,
+            line: d.name_line,
+            count: 1,
+            ambiguous: false,
+            wide: false,
+        });
+    }
+    Ok(())
+}
+
+/// What imports resolve against.
+struct Inputs<'a> {
+    files: &'a [FileInfo],
+    modules: &'a [ModuleRoot],
+    declared: &'a DeclaredPackages<'a>,
+}
+
+impl Inputs<'_> {
+    /// The edges of the imports of the files `mine` takes: the imports
+    /// that matched no file, and what each file sees through its imports.
+    fn resolve_imports(
+        &self,
+        imports: &[Import],
+        mine: &dyn Fn(usize) -> bool,
+        links: &mut Links,
+    ) -> (Vec<UnresolvedImport>, Vec<HashSet<u32>>) {
+        let (files, modules) = (self.files, self.modules);
+        let index = ModuleIndex::new(files);
+        let crates = RustCrates::new(files, modules);
+        let python = PythonModules::new(files, modules);
         let mut unresolved = Vec::new();
         let mut visible: Vec<HashSet<u32>> = vec![HashSet::default(); files.len()];
-        let declared = DeclaredPackages::new(&files, &defs);
-        let crates = RustCrates::new(&files, &modules);
-        let python = PythonModules::new(&files, &modules);
         for imp in imports.iter().filter(|i| mine(i.file.index())) {
-            let targets = declared
-                .resolve(&files, imp)
-                .or_else(|| go_package(&files, &modules, imp))
-                .or_else(|| rust_use(&files, &crates, imp))
-                .or_else(|| js_alias(&files, &modules, &index, imp))
-                .or_else(|| python_import(&files, &python, imp))
+            let targets = self
+                .declared
+                .resolve(files, imp)
+                .or_else(|| go_package(files, modules, imp))
+                .or_else(|| rust_use(files, &crates, imp))
+                .or_else(|| js_alias(files, modules, &index, imp))
+                .or_else(|| python_import(files, &python, imp))
                 .unwrap_or_else(|| index.resolve_import(imp));
             if targets.is_empty() {
                 unresolved.push(UnresolvedImport {
@@ -422,167 +468,194 @@ impl GraphBuilder {
                 });
             }
             let wide = targets.len() > 1;
-            for t in targets {
-                if t != imp.file.0 {
-                    add(Edge {
-                        from: imp.file.0,
-                        to: t,
-                        kind: EdgeKind::Imports,
-                        line: imp.line,
-                        count: 1,
-                        ambiguous: false,
-                        wide,
-                    });
-                    if let Some(v) = visible.get_mut(imp.file.index()) {
-                        v.insert(t);
-                    }
+            for t in targets.into_iter().filter(|&t| t != imp.file.0) {
+                links.add(Edge {
+                    from: imp.file.0,
+                    to: t,
+                    kind: EdgeKind::Imports,
+                    line: imp.line,
+                    count: 1,
+                    ambiguous: false,
+                    wide,
+                });
+                if let Some(v) = visible.get_mut(imp.file.index()) {
+                    v.insert(t);
                 }
             }
         }
+        (unresolved, visible)
+    }
+
+    /// What the files `mine` takes see without an import: the files of
+    /// their package (its folder, or every folder it is declared in), and a
+    /// Swift module's files each other (a module is a folder under
+    /// `Sources/`, a Swift package's, else the whole tree).
+    fn see_packages(&self, mine: &dyn Fn(usize) -> bool, visible: &mut [HashSet<u32>]) {
+        let files = self.files;
         let mut by_dir: HashMap<&str, Vec<u32>> = HashMap::default();
+        let mut swift_modules: HashMap<&str, Vec<u32>> = HashMap::default();
         for (i, f) in files.iter().enumerate() {
             if package_scoped(f.language) {
                 by_dir.entry(dir_of(&f.path)).or_default().push(i as u32);
             }
-        }
-        // Swift: every file of a module sees the others; a module is a
-        // folder under `Sources/` (a Swift package), else the whole tree.
-        let mut swift_modules: HashMap<&str, Vec<u32>> = HashMap::default();
-        for (i, f) in files.iter().enumerate() {
             if f.language == Some(Language::Swift) {
                 swift_modules.entry(swift_module(&f.path)).or_default().push(i as u32);
             }
         }
         for (i, f) in files.iter().enumerate().filter(|&(i, _)| mine(i)) {
+            let mut see = |same: &[u32]| {
+                visible[i].extend(same.iter().copied().filter(|&j| j != i as u32));
+            };
             if f.language == Some(Language::Swift)
                 && let Some(same) = swift_modules.get(swift_module(&f.path))
                 && same.len() <= MAX_PACKAGE_VISIBILITY
             {
-                visible[i].extend(same.iter().copied().filter(|&j| j != i as u32));
+                see(same);
             }
             if package_scoped(f.language)
                 && let Some(same) = by_dir.get(dir_of(&f.path))
             {
-                visible[i].extend(same.iter().copied().filter(|&j| j != i as u32));
+                see(same);
             }
             // A package spread over several folders (`src-2/`, `src/`) is
             // still one package.
             if package_scoped(f.language)
-                && let Some(same) = f.package.as_deref().and_then(|p| declared.files(p))
+                && let Some(same) = f.package.as_deref().and_then(|p| self.declared.files(p))
                 && same.len() <= MAX_PACKAGE_VISIBILITY
             {
-                visible[i].extend(same.iter().copied().filter(|&j| j != i as u32));
+                see(same);
             }
         }
-
-        // Uses: same file first, then visible files, then a unique name.
-        let mut by_name: HashMap<&str, Vec<u32>> = HashMap::default();
-        for (i, d) in defs.iter().enumerate() {
-            by_name.entry(d.name.as_str()).or_default().push(i as u32);
-        }
-        // Candidate lists, reused from one use to the next: there are
-        // hundreds of thousands of uses in a large tree.
-        let (mut fits, mut same_file, mut seen, mut kept) =
-            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-        for u in uses.iter().filter(|u| mine(u.file.index())) {
-            let Some(candidates) = by_name.get(u.name.as_str()) else { continue };
-            let from = u.enclosing.map_or(u.file.0, def_node);
-            let own = u.enclosing;
-            fits.clear();
-            fits.extend(candidates.iter().copied().filter(|&c| {
-                Some(c) != own && compatible(DefKind::of(defs[c as usize].kind), u.call)
-            }));
-            if fits.is_empty() {
-                continue;
-            }
-            same_file.clear();
-            same_file.extend(fits.iter().copied().filter(|&c| defs[c as usize].file == u.file));
-            seen.clear();
-            seen.extend(fits.iter().copied().filter(|&c| {
-                visible.get(u.file.index()).is_some_and(|v| v.contains(&defs[c as usize].file.0))
-            }));
-            kept.clear();
-            let chosen: &[u32] = if !same_file.is_empty() {
-                // Among homonyms of one file, the one beside the use (same class).
-                let container = own.and_then(|o| defs[o as usize].container);
-                kept.extend(
-                    same_file.iter().copied().filter(|&c| defs[c as usize].container == container),
-                );
-                if kept.len() == 1 { &kept } else { &same_file }
-            } else if !seen.is_empty() {
-                &seen
-            } else if u.call {
-                &fits
-            } else {
-                // A function mentioned far from its definition is too often
-                // a local variable of the same name; types are surer.
-                kept.extend(
-                    fits.iter()
-                        .copied()
-                        .filter(|&c| DefKind::of(defs[c as usize].kind) != DefKind::Callable),
-                );
-                &kept
-            };
-            if chosen.is_empty() || chosen.len() > MAX_AMBIGUOUS {
-                continue;
-            }
-            let ambiguous = chosen.len() > 1;
-            let kind = if u.call { EdgeKind::Calls } else { EdgeKind::References };
-            for &c in chosen {
-                add(Edge {
-                    from,
-                    to: def_node(c),
-                    kind,
-                    line: u.line,
-                    count: u.count,
-                    ambiguous,
-                    wide: false,
-                });
-            }
-        }
-
-        let mut edges: Vec<Edge> = edges.into_values().collect();
-        // Every edge starts in one file (at it, or at a definition in it),
-        // and is made from that file's inputs alone: the unchanged files'
-        // are the ones they were.
-        if let Some(p) = &previous {
-            edges.extend(p.s.edges.iter().filter(|e| !mine(p.origin(e))));
-            unresolved.extend(p.s.unresolved.iter().filter(|u| !mine(u.file.index())).cloned());
-        }
-        // Stable: a file's unresolved imports stay in their order, whichever
-        // build resolved them.
-        unresolved.sort_by_key(|u| u.file);
-        edges.sort_by_key(|e| (e.from, e.to, e.kind as u8, e.ambiguous));
-        let relinked =
-            files.iter().enumerate().filter(|&(i, f)| mine(i) && f.language.is_some()).count();
-        // An edit that links as the file did (a comment, a function's body)
-        // leaves the same nodes and edges, so centrality and degrees are
-        // those of the previous graph.
-        let n = files.len() + defs.len();
-        let same_links = |p: &PreviousGraph| {
-            let key = |e: &Edge| (e.from, e.to, e.kind, e.ambiguous);
-            let whole = [p.s.pagerank.len(), p.s.in_degree.len(), p.s.out_degree.len()];
-            whole == [n; 3]
-                && p.s.edges.len() == edges.len()
-                && p.s.edges.iter().map(key).eq(edges.iter().map(key))
-        };
-        let (pagerank, in_degree, out_degree) = match previous.filter(same_links) {
-            Some(p) => (p.s.pagerank, p.s.in_degree, p.s.out_degree),
-            None => centrality(files.len(), &defs, &edges),
-        };
-        let mut graph = CallGraph::from_stored(Stored {
-            files,
-            modules,
-            defs,
-            edges,
-            unresolved,
-            pagerank,
-            in_degree,
-            out_degree,
-        })?;
-        graph.relinked = relinked;
-        Ok(graph)
     }
+}
+
+/// The definitions a use of a name binds to: same file first (and there,
+/// the one beside the use), then visible files, then a unique name; none
+/// when more than [`MAX_AMBIGUOUS`] fit.
+fn bind_uses(
+    defs: &[Definition],
+    uses: &[Use],
+    visible: &[HashSet<u32>],
+    mine: &dyn Fn(usize) -> bool,
+    links: &mut Links,
+) {
+    let nf = visible.len() as u32;
+    let mut by_name: HashMap<&str, Vec<u32>> = HashMap::default();
+    for (i, d) in defs.iter().enumerate() {
+        by_name.entry(d.name.as_str()).or_default().push(i as u32);
+    }
+    // Candidate lists, reused from one use to the next: there are
+    // hundreds of thousands of uses in a large tree.
+    let (mut fits, mut same_file, mut seen, mut kept) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for u in uses.iter().filter(|u| mine(u.file.index())) {
+        let Some(candidates) = by_name.get(u.name.as_str()) else { continue };
+        let own = u.enclosing;
+        fits.clear();
+        fits.extend(
+            candidates.iter().copied().filter(|&c| {
+                Some(c) != own && compatible(DefKind::of(defs[c as usize].kind), u.call)
+            }),
+        );
+        if fits.is_empty() {
+            continue;
+        }
+        same_file.clear();
+        same_file.extend(fits.iter().copied().filter(|&c| defs[c as usize].file == u.file));
+        seen.clear();
+        seen.extend(fits.iter().copied().filter(|&c| {
+            visible.get(u.file.index()).is_some_and(|v| v.contains(&defs[c as usize].file.0))
+        }));
+        kept.clear();
+        let chosen: &[u32] = if !same_file.is_empty() {
+            // Among homonyms of one file, the one beside the use (same class).
+            let container = own.and_then(|o| defs[o as usize].container);
+            kept.extend(
+                same_file.iter().copied().filter(|&c| defs[c as usize].container == container),
+            );
+            if kept.len() == 1 { &kept } else { &same_file }
+        } else if !seen.is_empty() {
+            &seen
+        } else if u.call {
+            &fits
+        } else {
+            // A function mentioned far from its definition is too often
+            // a local variable of the same name; types are surer.
+            kept.extend(
+                fits.iter()
+                    .copied()
+                    .filter(|&c| DefKind::of(defs[c as usize].kind) != DefKind::Callable),
+            );
+            &kept
+        };
+        if chosen.is_empty() || chosen.len() > MAX_AMBIGUOUS {
+            continue;
+        }
+        let ambiguous = chosen.len() > 1;
+        let kind = if u.call { EdgeKind::Calls } else { EdgeKind::References };
+        for &c in chosen {
+            links.add(Edge {
+                from: u.enclosing.map_or(u.file.0, |e| nf + e),
+                to: nf + c,
+                kind,
+                line: u.line,
+                count: u.count,
+                ambiguous,
+                wide: false,
+            });
+        }
+    }
+}
+
+/// The graph of `links`, with the unchanged files' edges and unresolved
+/// imports taken from `previous`, and its centrality (the previous
+/// graph's when the edges are its own but for their lines).
+fn assemble(
+    files: Vec<FileInfo>,
+    modules: Vec<ModuleRoot>,
+    defs: Vec<Definition>,
+    links: Links,
+    mut unresolved: Vec<UnresolvedImport>,
+    previous: Option<PreviousGraph>,
+    mine: &dyn Fn(usize) -> bool,
+) -> Result<CallGraph> {
+    let mut edges: Vec<Edge> = links.0.into_values().collect();
+    // Every edge starts in one file (at it, or at a definition in it),
+    // and is made from that file's inputs alone: the unchanged files'
+    // are the ones they were.
+    if let Some(p) = &previous {
+        edges.extend(p.s.edges.iter().filter(|e| !mine(p.origin(e))));
+        unresolved.extend(p.s.unresolved.iter().filter(|u| !mine(u.file.index())).cloned());
+    }
+    // Stable: a file's unresolved imports stay in their order, whichever
+    // build resolved them.
+    unresolved.sort_by_key(|u| u.file);
+    edges.sort_by_key(|e| (e.from, e.to, e.kind as u8, e.ambiguous));
+    // An edit that links as the file did (a comment, a function's body)
+    // leaves the same nodes and edges, so centrality and degrees are
+    // those of the previous graph.
+    let n = files.len() + defs.len();
+    let same_links = |p: &PreviousGraph| {
+        let key = |e: &Edge| (e.from, e.to, e.kind, e.ambiguous);
+        let whole = [p.s.pagerank.len(), p.s.in_degree.len(), p.s.out_degree.len()];
+        whole == [n; 3]
+            && p.s.edges.len() == edges.len()
+            && p.s.edges.iter().map(key).eq(edges.iter().map(key))
+    };
+    let (pagerank, in_degree, out_degree) = match previous.filter(same_links) {
+        Some(p) => (p.s.pagerank, p.s.in_degree, p.s.out_degree),
+        None => centrality(files.len(), &defs, &edges),
+    };
+    CallGraph::from_stored(Stored {
+        files,
+        modules,
+        defs,
+        edges,
+        unresolved,
+        pagerank,
+        in_degree,
+        out_degree,
+    })
 }
 
 /// PageRank and sure in and out degrees of every node (files, then

@@ -504,132 +504,23 @@ fn apply_random_edit(root: &Path, files: &[String], rng: &mut XorShift) -> Resul
     let edit = *pick(&EDITS, rng).unwrap_or(&Edit::Append);
     let Some(path) = pick(files, rng) else { return Ok(None) };
     let full = root.join(path);
-    let read = |p: &Path| std::fs::read_to_string(p).ok();
+    let full = full.as_path();
     Ok(match edit {
-        Edit::Append => {
-            let Some(mut text) = read(&full) else { return Ok(None) };
-            let other = pick(files, rng).and_then(|o| read(&root.join(o))).unwrap_or_default();
-            let lines: Vec<&str> = other.lines().collect();
-            let line = pick(&lines, rng).copied().unwrap_or("appended");
-            if !text.is_empty() && !text.ends_with('\n') {
-                text.push('\n');
-            }
-            text.push_str(line);
-            text.push('\n');
-            std::fs::write(&full, text)?;
-            Some(format!("append to {path}"))
-        }
-        Edit::ChangeLine => {
-            let Some(text) = read(&full) else { return Ok(None) };
-            let spans = definitions(path, &text);
-            let Some(&(start, end, _)) = pick(&spans, rng) else { return Ok(None) };
-            let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
-            let at = (start + (rng.next_u64() % u64::from(end - start + 1)) as u32) as usize - 1;
-            let Some(line) = lines.get_mut(at) else { return Ok(None) };
-            // A word of the line doubled, or a word added at its end.
-            let words: Vec<&str> = line
-                .split(|c: char| !c.is_alphanumeric() && c != '_')
-                .filter(|w| !w.is_empty())
-                .collect();
-            let changed = match pick(&words, rng) {
-                Some(w) if rng.next_u64().is_multiple_of(2) => {
-                    line.replacen(w, &format!("{w}{w}"), 1)
-                }
-                _ => format!("{line} edited"),
-            };
-            *line = changed;
-            std::fs::write(&full, join_lines(&lines, &text))?;
-            Some(format!("change line {} of {path}", at + 1))
-        }
-        Edit::Reorder => {
-            let Some(text) = read(&full) else { return Ok(None) };
-            // Top-level definitions that do not overlap, in order.
-            let mut spans: Vec<(u32, u32)> = Vec::new();
-            for (start, end, top) in definitions(path, &text) {
-                if top && spans.last().is_none_or(|&(_, e)| start > e) {
-                    spans.push((start, end));
-                }
-            }
-            if spans.len() < 2 {
-                return Ok(None);
-            }
-            let i = (rng.next_u64() % (spans.len() as u64 - 1)) as usize;
-            let j = i + 1 + (rng.next_u64() % (spans.len() - i - 1) as u64) as usize;
-            let ((a0, a1), (b0, b1)) = (spans[i], spans[j]);
-            let lines: Vec<&str> = text.lines().collect();
-            let part = |from: u32, to: u32| -> Vec<String> {
-                lines
-                    .get(from as usize..to as usize)
-                    .unwrap_or(&[])
-                    .iter()
-                    .map(|l| l.to_string())
-                    .collect()
-            };
-            // Lines are 1-based and inclusive: the slices are 0-based.
-            let mut out = part(0, a0 - 1);
-            out.extend(part(b0 - 1, b1));
-            out.extend(part(a1, b0 - 1));
-            out.extend(part(a0 - 1, a1));
-            out.extend(part(b1, lines.len() as u32));
-            std::fs::write(&full, join_lines(&out, &text))?;
-            Some(format!("swap lines {a0}-{a1} and {b0}-{b1} of {path}"))
-        }
-        Edit::RenameSymbol => {
-            let Some(text) = read(&full) else { return Ok(None) };
-            let Some(language) = detect(path, &text) else { return Ok(None) };
-            let outline = maguyva_ast::outline(language, &text, FileId(0));
-            let names: Vec<&str> =
-                outline.symbols.iter().map(|s| s.name.as_str()).filter(|n| n.len() >= 3).collect();
-            let Some(&name) = pick(&names, rng) else { return Ok(None) };
-            let new = format!("{name}Renamed");
-            let mut touched = 0;
-            for f in files {
-                let p = root.join(f);
-                let Some(text) = read(&p) else { continue };
-                let renamed = replace_word(&text, name, &new);
-                if renamed != text {
-                    std::fs::write(&p, renamed)?;
-                    touched += 1;
-                }
-            }
-            Some(format!("rename {name} to {new} in {touched} files"))
-        }
+        Edit::Append => append(path, full, root, files, rng)?,
+        Edit::ChangeLine => change_line(path, full, rng)?,
+        Edit::Reorder => reorder(path, full, rng)?,
+        Edit::RenameSymbol => rename_symbol(path, full, root, files, rng)?,
         Edit::RenameFile => {
             let to = sibling(path, "renamed");
-            std::fs::rename(&full, root.join(&to))?;
+            std::fs::rename(full, root.join(&to))?;
             Some(format!("rename {path} to {to}"))
         }
-        Edit::Add => {
-            let Some(text) = read(&full) else { return Ok(None) };
-            let to = sibling(path, "copy");
-            // A whole copy (the same text twice), or its first half.
-            let text = match rng.next_u64() % 2 {
-                0 => text,
-                _ => {
-                    let lines: Vec<&str> = text.lines().collect();
-                    lines[..lines.len() / 2].iter().map(|l| format!("{l}\n")).collect()
-                }
-            };
-            std::fs::write(root.join(&to), text)?;
-            Some(format!("add {to} from {path}"))
-        }
+        Edit::Add => add_copy(path, full, root, rng)?,
         Edit::Delete => {
-            std::fs::remove_file(&full)?;
+            std::fs::remove_file(full)?;
             Some(format!("delete {path}"))
         }
-        Edit::Move => {
-            let folders: Vec<&str> =
-                files.iter().map(|f| f.rsplit_once('/').map_or("", |(d, _)| d)).collect();
-            let Some(&folder) = pick(&folders, rng) else { return Ok(None) };
-            let name = path.rsplit('/').next().unwrap_or(path);
-            let mut to =
-                if folder.is_empty() { name.to_string() } else { format!("{folder}/{name}") };
-            if root.join(&to).exists() {
-                to = sibling(&to, "moved");
-            }
-            std::fs::rename(&full, root.join(&to))?;
-            Some(format!("move {path} to {to}"))
-        }
+        Edit::Move => move_file(path, full, root, files, rng)?,
         Edit::Binary => {
             let to = match rng.next_u64() % 2 {
                 0 => path.clone(),
@@ -638,18 +529,160 @@ fn apply_random_edit(root: &Path, files: &[String], rng: &mut XorShift) -> Resul
             std::fs::write(root.join(&to), b"\0\0\x7fELF binary\0")?;
             Some(format!("binary {to}"))
         }
-        Edit::Ignore => {
-            let (folder, name) = path.rsplit_once('/').unwrap_or(("", path));
-            let ignore = root.join(folder).join(".ignore");
-            if ignore.exists() {
-                std::fs::remove_file(&ignore)?;
-                Some(format!("remove {folder}/.ignore"))
-            } else {
-                std::fs::write(&ignore, format!("{name}\n"))?;
-                Some(format!("ignore {path}"))
-            }
-        }
+        Edit::Ignore => toggle_ignore(path, root)?,
     })
+}
+
+fn read_text(path: &Path) -> Option<String> {
+    std::fs::read_to_string(path).ok()
+}
+
+/// Appends a line taken from another file.
+fn append(
+    path: &str,
+    full: &Path,
+    root: &Path,
+    files: &[String],
+    rng: &mut XorShift,
+) -> Result<Option<String>> {
+    let Some(mut text) = read_text(full) else { return Ok(None) };
+    let other = pick(files, rng).and_then(|o| read_text(&root.join(o))).unwrap_or_default();
+    let lines: Vec<&str> = other.lines().collect();
+    let line = pick(&lines, rng).copied().unwrap_or("appended");
+    if !text.is_empty() && !text.ends_with('\n') {
+        text.push('\n');
+    }
+    text.push_str(line);
+    text.push('\n');
+    std::fs::write(full, text)?;
+    Ok(Some(format!("append to {path}")))
+}
+
+/// Changes one line inside a definition: a word doubled, or a word added.
+fn change_line(path: &str, full: &Path, rng: &mut XorShift) -> Result<Option<String>> {
+    let Some(text) = read_text(full) else { return Ok(None) };
+    let spans = definitions(path, &text);
+    let Some(&(start, end, _)) = pick(&spans, rng) else { return Ok(None) };
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let at = (start + (rng.next_u64() % u64::from(end - start + 1)) as u32) as usize - 1;
+    let Some(line) = lines.get_mut(at) else { return Ok(None) };
+    // A word of the line doubled, or a word added at its end.
+    let words: Vec<&str> =
+        line.split(|c: char| !c.is_alphanumeric() && c != '_').filter(|w| !w.is_empty()).collect();
+    let changed = match pick(&words, rng) {
+        Some(w) if rng.next_u64().is_multiple_of(2) => line.replacen(w, &format!("{w}{w}"), 1),
+        _ => format!("{line} edited"),
+    };
+    *line = changed;
+    std::fs::write(full, join_lines(&lines, &text))?;
+    Ok(Some(format!("change line {} of {path}", at + 1)))
+}
+
+/// Swaps two top-level definitions.
+fn reorder(path: &str, full: &Path, rng: &mut XorShift) -> Result<Option<String>> {
+    let Some(text) = read_text(full) else { return Ok(None) };
+    // Top-level definitions that do not overlap, in order.
+    let mut spans: Vec<(u32, u32)> = Vec::new();
+    for (start, end, top) in definitions(path, &text) {
+        if top && spans.last().is_none_or(|&(_, e)| start > e) {
+            spans.push((start, end));
+        }
+    }
+    if spans.len() < 2 {
+        return Ok(None);
+    }
+    let i = (rng.next_u64() % (spans.len() as u64 - 1)) as usize;
+    let j = i + 1 + (rng.next_u64() % (spans.len() - i - 1) as u64) as usize;
+    let ((a0, a1), (b0, b1)) = (spans[i], spans[j]);
+    let lines: Vec<&str> = text.lines().collect();
+    let part = |from: u32, to: u32| -> Vec<String> {
+        lines.get(from as usize..to as usize).unwrap_or(&[]).iter().map(|l| l.to_string()).collect()
+    };
+    // Lines are 1-based and inclusive: the slices are 0-based.
+    let mut out = part(0, a0 - 1);
+    out.extend(part(b0 - 1, b1));
+    out.extend(part(a1, b0 - 1));
+    out.extend(part(a0 - 1, a1));
+    out.extend(part(b1, lines.len() as u32));
+    std::fs::write(full, join_lines(&out, &text))?;
+    Ok(Some(format!("swap lines {a0}-{a1} and {b0}-{b1} of {path}")))
+}
+
+/// Renames a symbol the file defines, everywhere it is spelled.
+fn rename_symbol(
+    path: &str,
+    full: &Path,
+    root: &Path,
+    files: &[String],
+    rng: &mut XorShift,
+) -> Result<Option<String>> {
+    let Some(text) = read_text(full) else { return Ok(None) };
+    let Some(language) = detect(path, &text) else { return Ok(None) };
+    let outline = maguyva_ast::outline(language, &text, FileId(0));
+    let names: Vec<&str> =
+        outline.symbols.iter().map(|s| s.name.as_str()).filter(|n| n.len() >= 3).collect();
+    let Some(&name) = pick(&names, rng) else { return Ok(None) };
+    let new = format!("{name}Renamed");
+    let mut touched = 0;
+    for f in files {
+        let p = root.join(f);
+        let Some(text) = read_text(&p) else { continue };
+        let renamed = replace_word(&text, name, &new);
+        if renamed != text {
+            std::fs::write(&p, renamed)?;
+            touched += 1;
+        }
+    }
+    Ok(Some(format!("rename {name} to {new} in {touched} files")))
+}
+
+/// Adds a copy of the file beside it: whole, or its first half.
+fn add_copy(path: &str, full: &Path, root: &Path, rng: &mut XorShift) -> Result<Option<String>> {
+    let Some(text) = read_text(full) else { return Ok(None) };
+    let to = sibling(path, "copy");
+    // A whole copy (the same text twice), or its first half.
+    let text = match rng.next_u64() % 2 {
+        0 => text,
+        _ => {
+            let lines: Vec<&str> = text.lines().collect();
+            lines[..lines.len() / 2].iter().map(|l| format!("{l}\n")).collect()
+        }
+    };
+    std::fs::write(root.join(&to), text)?;
+    Ok(Some(format!("add {to} from {path}")))
+}
+
+/// Moves the file into another folder of the tree.
+fn move_file(
+    path: &str,
+    full: &Path,
+    root: &Path,
+    files: &[String],
+    rng: &mut XorShift,
+) -> Result<Option<String>> {
+    let folders: Vec<&str> =
+        files.iter().map(|f| f.rsplit_once('/').map_or("", |(d, _)| d)).collect();
+    let Some(&folder) = pick(&folders, rng) else { return Ok(None) };
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let mut to = if folder.is_empty() { name.to_string() } else { format!("{folder}/{name}") };
+    if root.join(&to).exists() {
+        to = sibling(&to, "moved");
+    }
+    std::fs::rename(full, root.join(&to))?;
+    Ok(Some(format!("move {path} to {to}")))
+}
+
+/// Adds an `.ignore` naming the file beside it, or removes the one there.
+fn toggle_ignore(path: &str, root: &Path) -> Result<Option<String>> {
+    let (folder, name) = path.rsplit_once('/').unwrap_or(("", path));
+    let ignore = root.join(folder).join(".ignore");
+    if ignore.exists() {
+        std::fs::remove_file(&ignore)?;
+        Ok(Some(format!("remove {folder}/.ignore")))
+    } else {
+        std::fs::write(&ignore, format!("{name}\n"))?;
+        Ok(Some(format!("ignore {path}")))
+    }
 }
 
 /// The definitions of a file in a known language: first and last line,

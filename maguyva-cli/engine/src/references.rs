@@ -174,9 +174,61 @@ impl Index {
     /// named. Empty when the question names no identifier.
     pub fn file_references(&self, text: &str) -> Result<(Vec<u32>, Vec<FileReference>)> {
         let names = Self::reference_names(text);
-        // Word occurrences, by region.
+        let tallies = self.word_tallies(&names)?;
+        let retriever = self.graph()?;
+        let graph = retriever.graph();
+        let mut defs = match retriever.targets(text) {
+            GraphTargets::Definitions(d) => d,
+            _ => Vec::new(),
+        };
+        // A name the code spells as asked is about definitions of exactly
+        // that name; `parseConfig` finds `parse_config` only when nothing
+        // is spelled `parseConfig`.
+        if tallies.values().any(|t| t.code > 0) {
+            defs.retain(|&d| graph.definition(d).is_some_and(|x| names.contains(&x.name)));
+        }
+        let targets = Targets::of(graph, &defs);
+        let mut out = Vec::new();
+        let mut placed: HashSet<FileId> = HashSet::new();
+        let mut ambiguous = HashMap::new();
+        for (site, _) in retriever.references(&defs) {
+            if targets.defining.contains(&site.file) {
+                continue;
+            }
+            if site.ambiguous {
+                ambiguous.entry(site.file).or_insert(site.line);
+                continue;
+            }
+            if placed.insert(site.file) {
+                out.push(FileReference {
+                    file: site.file,
+                    line: site.line,
+                    kind: if site.kind == EdgeKind::Calls {
+                        ReferenceKind::Call
+                    } else if targets.type_target {
+                        ReferenceKind::TypeUse
+                    } else {
+                        ReferenceKind::Mention
+                    },
+                    confidence: Confidence::Resolved,
+                    count: site.count,
+                });
+            }
+        }
+        for r in &mut out {
+            if let Some(t) = tallies.get(&r.file) {
+                self.add_word_evidence(r, t);
+            }
+        }
+        let rest = self.word_references(&tallies, &placed, &targets, &ambiguous);
+        out.extend(rest);
+        Ok((defs, out))
+    }
+
+    /// Where each name occurs as a whole word, by file and region.
+    fn word_tallies(&self, names: &[String]) -> Result<HashMap<FileId, Tally>> {
         let mut tallies: HashMap<FileId, Tally> = HashMap::new();
-        for name in &names {
+        for name in names {
             for file in self.text()?.files_possibly_containing(name)? {
                 let Some(entry) = self.manifest.files.get(file.index()) else { continue };
                 let body = self.content.text(file);
@@ -196,84 +248,44 @@ impl Index {
                 }
             }
         }
-        let retriever = self.graph()?;
-        let graph = retriever.graph();
-        let mut defs = match retriever.targets(text) {
-            GraphTargets::Definitions(d) => d,
-            _ => Vec::new(),
-        };
-        // A name the code spells as asked is about definitions of exactly
-        // that name; `parseConfig` finds `parse_config` only when nothing
-        // is spelled `parseConfig`.
-        if tallies.values().any(|t| t.code > 0) {
-            defs.retain(|&d| graph.definition(d).is_some_and(|x| names.contains(&x.name)));
-        }
-        // A file that re-exports the name refers to it; it does not define it.
-        let defining: HashSet<FileId> = defs
-            .iter()
-            .filter_map(|&d| graph.definition(d))
-            .filter(|d| d.kind != maguyva_core::SymbolKind::Reexport)
-            .map(|d| d.file)
-            .collect();
-        let type_target = defs.iter().filter_map(|&d| graph.definition(d)).any(|d| {
-            use maguyva_core::SymbolKind::{Class, Enum, Interface, Struct, Trait, Type};
-            matches!(d.kind, Class | Struct | Enum | Interface | Trait | Type)
-        });
+        Ok(tallies)
+    }
 
-        // Resolved uses, in the graph's order (sure calls first).
-        let mut out: Vec<FileReference> = Vec::new();
-        let mut placed: HashSet<FileId> = HashSet::new();
-        let mut ambiguous: HashMap<FileId, (u32, bool)> = HashMap::new();
-        for (site, _) in retriever.references(&defs) {
-            if defining.contains(&site.file) {
-                continue;
-            }
-            if site.ambiguous {
-                ambiguous.entry(site.file).or_insert((site.line, site.kind == EdgeKind::Calls));
-                continue;
-            }
-            if placed.insert(site.file) {
-                out.push(FileReference {
-                    file: site.file,
-                    line: site.line,
-                    kind: if site.kind == EdgeKind::Calls {
-                        ReferenceKind::Call
-                    } else if type_target {
-                        ReferenceKind::TypeUse
-                    } else {
-                        ReferenceKind::Mention
-                    },
-                    confidence: Confidence::Resolved,
-                    count: site.count,
-                });
-            }
+    /// A resolved use's count and kind, sharpened by the file's words: the
+    /// count is at least the code occurrences, and a file that brings the
+    /// name in by name is an import or re-export (the use line stays the
+    /// one shown).
+    fn add_word_evidence(&self, r: &mut FileReference, t: &Tally) {
+        r.count = r.count.max(t.code);
+        let Some((at, end)) = t.first_code else { return };
+        let (_, line, col) = line_at(self.content.text(r.file), at);
+        if r.kind != ReferenceKind::Mention {
+            return;
         }
-
-        for r in &mut out {
-            if let Some(t) = tallies.get(&r.file) {
-                r.count = r.count.max(t.code);
-                if let Some((at, end)) = t.first_code {
-                    let (_, line, col) = line_at(self.content.text(r.file), at);
-                    if let Some(k @ (ReferenceKind::Import | ReferenceKind::Reexport)) =
-                        line_kind(line, col + (end - at))
-                    {
-                        // The file brings the name in by name; the use line
-                        // stays the one shown.
-                        if r.kind == ReferenceKind::Mention {
-                            r.kind = k;
-                        }
-                    }
-                }
-            }
+        if let Some(k @ (ReferenceKind::Import | ReferenceKind::Reexport)) =
+            line_kind(line, col + (end - at))
+        {
+            r.kind = k;
         }
+    }
 
+    /// The files the graph did not resolve, by their words: defining
+    /// files, then code words (those with an ambiguous graph use first),
+    /// strings, then comments; more occurrences and central files first.
+    fn word_references(
+        &self,
+        tallies: &HashMap<FileId, Tally>,
+        placed: &HashSet<FileId>,
+        targets: &Targets,
+        ambiguous: &HashMap<FileId, u32>,
+    ) -> Vec<FileReference> {
         let mut rest: Vec<(Confidence, bool, u32, f32, FileReference)> = Vec::new();
-        for (&file, t) in &tallies {
+        for (&file, t) in tallies {
             if placed.contains(&file) {
                 continue;
             }
             let body = self.content.text(file);
-            let confidence = if defining.contains(&file) {
+            let confidence = if targets.defining.contains(&file) {
                 Confidence::Defining
             } else if t.code > 0 {
                 Confidence::Word
@@ -284,11 +296,10 @@ impl Index {
             };
             let (at, end) = t.first_code.or(t.first).unwrap_or((0, 0));
             let (line, text, col) = line_at(body, at);
-            let name_len = end - at;
             let kind = if confidence == Confidence::Defining {
                 ReferenceKind::Definition
             } else {
-                line_kind(text, col + name_len).unwrap_or(if type_target {
+                line_kind(text, col + (end - at)).unwrap_or(if targets.type_target {
                     ReferenceKind::TypeUse
                 } else {
                     ReferenceKind::Mention
@@ -298,7 +309,7 @@ impl Index {
             let reference = FileReference {
                 file,
                 line: match (confidence, graph_line) {
-                    (Confidence::Word, Some(&(l, _))) => l,
+                    (Confidence::Word, Some(&l)) => l,
                     _ => line,
                 },
                 kind,
@@ -321,8 +332,27 @@ impl Index {
                 .then(b.3.total_cmp(&a.3))
                 .then(a.4.file.cmp(&b.4.file))
         });
-        out.extend(rest.into_iter().map(|r| r.4));
-        Ok((defs, out))
+        rest.into_iter().map(|r| r.4).collect()
+    }
+}
+
+/// What the asked definitions are: the files that define them (a file
+/// that only re-exports a name refers to it, it does not define it), and
+/// whether any is a type.
+struct Targets {
+    defining: HashSet<FileId>,
+    type_target: bool,
+}
+
+impl Targets {
+    fn of(graph: &maguyva_graph::CallGraph, defs: &[u32]) -> Self {
+        use maguyva_core::SymbolKind::{Class, Enum, Interface, Reexport, Struct, Trait, Type};
+        let found = || defs.iter().filter_map(|&d| graph.definition(d));
+        Targets {
+            defining: found().filter(|d| d.kind != Reexport).map(|d| d.file).collect(),
+            type_target: found()
+                .any(|d| matches!(d.kind, Class | Struct | Enum | Interface | Trait | Type)),
+        }
     }
 }
 
