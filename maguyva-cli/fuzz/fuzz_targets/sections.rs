@@ -66,7 +66,7 @@ fuzz_target!(|data: &[u8]| {
                 .map(|i| maguyva_graph::Definition {
                     name: format!("d{i}"),
                     qualified_name: format!("m.d{i}"),
-                    kind: maguyva_graph::DefKind::Callable,
+                    kind: maguyva_core::SymbolKind::Function,
                     file: maguyva_core::FileId((i % files.max(1)) as u32),
                     lines: LineSpan::new(1, 2),
                     name_line: 1,
