@@ -83,28 +83,58 @@ fn a_read_only_folder_without_an_index_says_to_use_index_dir() {
     assert!(run.stderr.contains("ermission denied"), "{}", run.stderr);
 }
 
+/// How many progress events an index build of `repo` has, and the event
+/// each stage begins at (the build runs to its end, in `index_dir` when
+/// given).
+#[cfg(unix)]
+fn build_events(repo: &Repo, index_dir: Option<&std::path::Path>) -> (u64, Vec<u64>) {
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_maguyva"));
+    command.args(["index", "-q"]).current_dir(repo.path()).env("MAGUYVA_PAUSE_AT", "count");
+    if let Some(dir) = index_dir {
+        command.arg("--index-dir").arg(dir);
+    }
+    let counted = command.output().unwrap();
+    let stderr = String::from_utf8_lossy(&counted.stderr);
+    stderr
+        .lines()
+        .find_map(|l| {
+            let (n, stages) =
+                l.strip_prefix("maguyva: ")?.split_once(" progress events; stages begin at ")?;
+            let stages: Vec<u64> = stages.split(' ').filter_map(|s| s.parse().ok()).collect();
+            Some((n.parse::<u64>().ok()?, stages))
+        })
+        .unwrap_or_else(|| panic!("no event count: {stderr}"))
+}
+
+/// `maguyva index` in `repo`, paused at event `at`; whether it said it
+/// paused (read from its error stream up to that line).
+#[cfg(unix)]
+fn paused_build(repo: &Repo, at: u64) -> (std::process::Child, bool) {
+    use std::io::BufRead;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_maguyva"))
+        .args(["index", "-q"])
+        .current_dir(repo.path())
+        .env("MAGUYVA_PAUSE_AT", at.to_string())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let paused = stderr.lines().map_while(Result::ok).any(|l| l.contains("paused at"));
+    (child, paused)
+}
+
 /// Ctrl-C while an index is written: the process ends as interrupted, and
 /// the generation it was writing is gone; the previous one still answers.
 #[cfg(unix)]
 #[test]
 fn an_interrupted_build_leaves_nothing_behind() {
-    use std::io::BufRead;
     let repo = Repo::fixture("python");
+    // Counted in a folder of its own: the first round needs no index here.
     let counting = tempfile::tempdir().unwrap();
-    let counted = std::process::Command::new(env!("CARGO_BIN_EXE_maguyva"))
-        .args(["index", "-q", "--index-dir"])
-        .arg(counting.path().join("idx"))
-        .arg(repo.path())
-        .env("MAGUYVA_PAUSE_AT", "count")
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&counted.stderr);
+    let (_, stages) = build_events(&repo, Some(&counting.path().join("idx")));
     // The last stage, writing, begins once the generation's folder is made.
-    let at = stderr
-        .lines()
-        .find_map(|l| l.split("stages begin at ").nth(1))
-        .and_then(|s| s.split(' ').filter_map(|n| n.parse::<u64>().ok()).next_back())
-        .unwrap_or_else(|| panic!("no stages: {stderr}"));
+    let at = *stages.last().expect("stages");
     let index = repo.path().join(".maguyva");
     let entries = |prefix: &str| {
         std::fs::read_dir(&index).map_or(0, |d| {
@@ -120,16 +150,7 @@ fn an_interrupted_build_leaves_nothing_behind() {
             assert_eq!(repo.run(&["index", "-q"]).code, 0);
             current_generation(&repo)
         });
-        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_maguyva"))
-            .args(["index", "-q"])
-            .current_dir(repo.path())
-            .env("MAGUYVA_PAUSE_AT", at.to_string())
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        let stderr = std::io::BufReader::new(child.stderr.take().unwrap());
-        let paused = stderr.lines().map_while(Result::ok).any(|l| l.contains("paused at"));
+        let (mut child, paused) = paused_build(&repo, at);
         assert!(paused, "round {round}: never paused");
         assert_eq!(entries("tmp-"), 1, "round {round}: a generation is being written");
         let signal = std::process::Command::new("kill")
@@ -621,7 +642,6 @@ fn answers(repo: &Repo) -> Vec<serde_json::Value> {
 #[cfg(unix)]
 #[test]
 fn a_build_killed_at_any_point_leaves_the_previous_index_answering() {
-    use std::io::BufRead;
     let repo = Repo::fixture("python");
     for i in 0..20 {
         repo.write(
@@ -631,22 +651,7 @@ fn a_build_killed_at_any_point_leaves_the_previous_index_answering() {
             ),
         );
     }
-    let counted = std::process::Command::new(env!("CARGO_BIN_EXE_maguyva"))
-        .args(["index", "-q"])
-        .current_dir(repo.path())
-        .env("MAGUYVA_PAUSE_AT", "count")
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&counted.stderr);
-    let (total, stages) = stderr
-        .lines()
-        .find_map(|l| {
-            let (n, stages) =
-                l.strip_prefix("maguyva: ")?.split_once(" progress events; stages begin at ")?;
-            let stages: Vec<u64> = stages.split(' ').filter_map(|s| s.parse().ok()).collect();
-            Some((n.parse::<u64>().ok()?, stages))
-        })
-        .unwrap_or_else(|| panic!("no event count: {stderr}"));
+    let (total, stages) = build_events(&repo, None);
     assert!(total >= 30 && stages.len() >= 6, "{total} events, stages at {stages:?}");
     // Every stage's beginning and first step, then points spread evenly
     // over the rest, up to 30.
@@ -667,16 +672,7 @@ fn a_build_killed_at_any_point_leaves_the_previous_index_answering() {
     let before = answers(&repo);
     let index = repo.path().join(".maguyva");
     for at in points {
-        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_maguyva"))
-            .args(["index", "-q"])
-            .current_dir(repo.path())
-            .env("MAGUYVA_PAUSE_AT", at.to_string())
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        let stderr = std::io::BufReader::new(child.stderr.take().unwrap());
-        let paused = stderr.lines().map_while(Result::ok).any(|l| l.contains("paused at"));
+        let (mut child, paused) = paused_build(&repo, at);
         assert!(paused, "the build never reached event {at} of {total}");
         child.kill().unwrap(); // SIGKILL
         child.wait().unwrap();

@@ -504,23 +504,23 @@ fn apply_random_edit(root: &Path, files: &[String], rng: &mut XorShift) -> Resul
     let edit = *pick(&EDITS, rng).unwrap_or(&Edit::Append);
     let Some(path) = pick(files, rng) else { return Ok(None) };
     let full = root.join(path);
-    let full = full.as_path();
+    let target = Target { root, files, path, full: &full };
     Ok(match edit {
-        Edit::Append => append(path, full, root, files, rng)?,
-        Edit::ChangeLine => change_line(path, full, rng)?,
-        Edit::Reorder => reorder(path, full, rng)?,
-        Edit::RenameSymbol => rename_symbol(path, full, root, files, rng)?,
+        Edit::Append => append(&target, rng)?,
+        Edit::ChangeLine => change_line(&target, rng)?,
+        Edit::Reorder => reorder(&target, rng)?,
+        Edit::RenameSymbol => rename_symbol(&target, rng)?,
         Edit::RenameFile => {
             let to = sibling(path, "renamed");
-            std::fs::rename(full, root.join(&to))?;
+            std::fs::rename(&full, root.join(&to))?;
             Some(format!("rename {path} to {to}"))
         }
-        Edit::Add => add_copy(path, full, root, rng)?,
+        Edit::Add => add_copy(&target, rng)?,
         Edit::Delete => {
-            std::fs::remove_file(full)?;
+            std::fs::remove_file(&full)?;
             Some(format!("delete {path}"))
         }
-        Edit::Move => move_file(path, full, root, files, rng)?,
+        Edit::Move => move_file(&target, rng)?,
         Edit::Binary => {
             let to = match rng.next_u64() % 2 {
                 0 => path.clone(),
@@ -529,8 +529,20 @@ fn apply_random_edit(root: &Path, files: &[String], rng: &mut XorShift) -> Resul
             std::fs::write(root.join(&to), b"\0\0\x7fELF binary\0")?;
             Some(format!("binary {to}"))
         }
-        Edit::Ignore => toggle_ignore(path, root)?,
+        Edit::Ignore => toggle_ignore(&target)?,
     })
+}
+
+/// The file an edit starts from, in the tree at `root` whose indexed files
+/// are `files`.
+#[derive(Clone, Copy)]
+struct Target<'a> {
+    root: &'a Path,
+    files: &'a [String],
+    /// Its path, relative to `root`.
+    path: &'a str,
+    /// Its full path.
+    full: &'a Path,
 }
 
 fn read_text(path: &Path) -> Option<String> {
@@ -538,13 +550,8 @@ fn read_text(path: &Path) -> Option<String> {
 }
 
 /// Appends a line taken from another file.
-fn append(
-    path: &str,
-    full: &Path,
-    root: &Path,
-    files: &[String],
-    rng: &mut XorShift,
-) -> Result<Option<String>> {
+fn append(target: &Target, rng: &mut XorShift) -> Result<Option<String>> {
+    let Target { path, full, root, files } = *target;
     let Some(mut text) = read_text(full) else { return Ok(None) };
     let other = pick(files, rng).and_then(|o| read_text(&root.join(o))).unwrap_or_default();
     let lines: Vec<&str> = other.lines().collect();
@@ -559,7 +566,8 @@ fn append(
 }
 
 /// Changes one line inside a definition: a word doubled, or a word added.
-fn change_line(path: &str, full: &Path, rng: &mut XorShift) -> Result<Option<String>> {
+fn change_line(target: &Target, rng: &mut XorShift) -> Result<Option<String>> {
+    let Target { path, full, .. } = *target;
     let Some(text) = read_text(full) else { return Ok(None) };
     let spans = definitions(path, &text);
     let Some(&(start, end, _)) = pick(&spans, rng) else { return Ok(None) };
@@ -579,7 +587,8 @@ fn change_line(path: &str, full: &Path, rng: &mut XorShift) -> Result<Option<Str
 }
 
 /// Swaps two top-level definitions.
-fn reorder(path: &str, full: &Path, rng: &mut XorShift) -> Result<Option<String>> {
+fn reorder(target: &Target, rng: &mut XorShift) -> Result<Option<String>> {
+    let Target { path, full, .. } = *target;
     let Some(text) = read_text(full) else { return Ok(None) };
     // Top-level definitions that do not overlap, in order.
     let mut spans: Vec<(u32, u32)> = Vec::new();
@@ -609,13 +618,8 @@ fn reorder(path: &str, full: &Path, rng: &mut XorShift) -> Result<Option<String>
 }
 
 /// Renames a symbol the file defines, everywhere it is spelled.
-fn rename_symbol(
-    path: &str,
-    full: &Path,
-    root: &Path,
-    files: &[String],
-    rng: &mut XorShift,
-) -> Result<Option<String>> {
+fn rename_symbol(target: &Target, rng: &mut XorShift) -> Result<Option<String>> {
+    let Target { path, full, root, files } = *target;
     let Some(text) = read_text(full) else { return Ok(None) };
     let Some(language) = detect(path, &text) else { return Ok(None) };
     let outline = maguyva_ast::outline(language, &text, FileId(0));
@@ -637,7 +641,8 @@ fn rename_symbol(
 }
 
 /// Adds a copy of the file beside it: whole, or its first half.
-fn add_copy(path: &str, full: &Path, root: &Path, rng: &mut XorShift) -> Result<Option<String>> {
+fn add_copy(target: &Target, rng: &mut XorShift) -> Result<Option<String>> {
+    let Target { path, full, root, .. } = *target;
     let Some(text) = read_text(full) else { return Ok(None) };
     let to = sibling(path, "copy");
     // A whole copy (the same text twice), or its first half.
@@ -653,13 +658,8 @@ fn add_copy(path: &str, full: &Path, root: &Path, rng: &mut XorShift) -> Result<
 }
 
 /// Moves the file into another folder of the tree.
-fn move_file(
-    path: &str,
-    full: &Path,
-    root: &Path,
-    files: &[String],
-    rng: &mut XorShift,
-) -> Result<Option<String>> {
+fn move_file(target: &Target, rng: &mut XorShift) -> Result<Option<String>> {
+    let Target { path, full, root, files } = *target;
     let folders: Vec<&str> =
         files.iter().map(|f| f.rsplit_once('/').map_or("", |(d, _)| d)).collect();
     let Some(&folder) = pick(&folders, rng) else { return Ok(None) };
@@ -673,7 +673,8 @@ fn move_file(
 }
 
 /// Adds an `.ignore` naming the file beside it, or removes the one there.
-fn toggle_ignore(path: &str, root: &Path) -> Result<Option<String>> {
+fn toggle_ignore(target: &Target) -> Result<Option<String>> {
+    let Target { path, root, .. } = *target;
     let (folder, name) = path.rsplit_once('/').unwrap_or(("", path));
     let ignore = root.join(folder).join(".ignore");
     if ignore.exists() {
