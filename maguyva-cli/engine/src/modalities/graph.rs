@@ -163,9 +163,7 @@ impl ModalityPlugin for GraphModality {
             .as_any()
             .downcast_ref::<StructuralReader>()
             .map(|r| r.0.table())
-            .ok_or_else(|| {
-                Error::InvalidQuery("the structural modality is not the engine's".into())
-            })?;
+            .ok_or_else(|| super::not_the_engines(Modality::STRUCTURAL))?;
         let file = e.section(input.gen_dir, GRAPH_FILE, GRAPH_FORMAT)?;
         let graph = CallGraph::read(&file, input.files, graph_definitions(table))?;
         Ok(Arc::new(GraphReader(GraphRetriever::new(Arc::new(graph), input.fragments.clone()))))

@@ -52,10 +52,20 @@ pub fn modalities() -> Vec<Modality> {
 
 /// The plugin of modality `m`.
 pub fn plugin(m: Modality) -> Result<&'static Arc<dyn ModalityPlugin>> {
+    Ok(&plugins()[position(m)?])
+}
+
+/// Where modality `m` is in [`plugins`].
+fn position(m: Modality) -> Result<usize> {
     plugins()
         .iter()
-        .find(|p| p.modality() == m)
+        .position(|p| p.modality() == m)
         .ok_or_else(|| Error::InvalidQuery(format!("no modality {m} is registered")))
+}
+
+/// The error for a modality's reader that is not of the engine's type.
+pub(crate) fn not_the_engines(m: Modality) -> Error {
+    Error::InvalidQuery(format!("the {m} modality is not the engine's own"))
 }
 
 /// What a modality's build or opening made, or its failure, kept for every
@@ -131,10 +141,7 @@ pub(crate) fn built_as<T: Any + Send + Sync>(
 
 impl BuiltModalities for BuildSet<'_> {
     fn built(&self, m: Modality) -> Result<Built> {
-        let i = plugins()
-            .iter()
-            .position(|p| p.modality() == m)
-            .ok_or_else(|| Error::InvalidQuery(format!("no modality {m} is registered")))?;
+        let i = position(m)?;
         let (built, _) = self.slots[i].get_or_init(|| {
             let t = std::time::Instant::now();
             let input = BuildInput {
@@ -234,10 +241,7 @@ impl OpenSet {
 
     /// Modality `m`, opened now if it was not.
     pub(crate) fn reader(&self, m: Modality) -> Result<&Arc<dyn ModalityReader>> {
-        let i = plugins()
-            .iter()
-            .position(|p| p.modality() == m)
-            .ok_or_else(|| Error::InvalidQuery(format!("no modality {m} is registered")))?;
+        let i = position(m)?;
         let opened = self.slots[i].get_or_init(|| {
             let gen_dir = self.gen_dir.as_deref().ok_or_else(|| {
                 Arc::new(Error::InvalidQuery(format!("the {m} modality was not built")))
@@ -257,10 +261,7 @@ impl OpenSet {
 
     /// The reader of modality `m` as the engine's type `T`.
     pub(crate) fn engine_reader<T: 'static>(&self, m: Modality) -> Result<&T> {
-        self.reader(m)?
-            .as_any()
-            .downcast_ref::<T>()
-            .ok_or_else(|| Error::InvalidQuery(format!("the {m} modality is not the engine's own")))
+        self.reader(m)?.as_any().downcast_ref::<T>().ok_or_else(|| not_the_engines(m))
     }
 }
 
