@@ -2,7 +2,7 @@
 
 #![forbid(unsafe_code)]
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, anyhow, bail};
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use maguyva_cli::engine::{
@@ -203,8 +203,18 @@ struct IndexArgs {
 
 #[derive(Args, Debug)]
 struct SearchArgs {
-    /// What to look for, in plain words; a "double-quoted" query is an exact string.
-    query: String,
+    /// What to look for, in plain words; a "double-quoted" query is an exact string;
+    /// `-` reads it from standard input.
+    #[arg(required_unless_present = "query_file")]
+    query: Option<String>,
+    /// Read the query from this file (`-`: standard input): a whole bug report, up to
+    /// 65,536 characters.
+    #[arg(long, value_name = "FILE", conflicts_with = "query")]
+    query_file: Option<PathBuf>,
+    /// Answer the query as a bug report: the files to change, each with what ties it
+    /// to the report. A long report is answered so without it.
+    #[arg(long, conflicts_with_all = ["literal", "regex", "intent", "modality"])]
+    report: bool,
     #[command(flatten)]
     folder: Folder,
     /// Number of results (one per file); at least 1.
@@ -599,8 +609,14 @@ fn search(args: SearchArgs) -> Result<ExitCode> {
     } else {
         MatchMode::Keyword
     };
+    let text = match (&args.query, &args.query_file) {
+        (_, Some(file)) => read_query(Some(file))?,
+        (Some(q), None) if q == "-" => read_query(None)?,
+        (Some(q), None) => q.clone(),
+        (None, None) => bail!("give a query, or --query-file FILE"),
+    };
     let request = SearchRequest {
-        text: args.query.clone(),
+        text,
         limit: args.limit,
         mode,
         case_insensitive: args.ignore_case,
@@ -610,6 +626,7 @@ fn search(args: SearchArgs) -> Result<ExitCode> {
         preset: args.preset,
         explain: args.explain,
         max_tokens: args.max_tokens,
+        as_report: args.report,
     };
     // Validate before any indexing work, so a bad query fails fast.
     let query = request.query()?;
@@ -650,6 +667,44 @@ fn search(args: SearchArgs) -> Result<ExitCode> {
         print(&output::render_search(&response, &hl, Style::new(color)))?;
     }
     Ok(if response.results.is_empty() { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
+/// A query read from `file` (standard input when None or `-`): UTF-8 text
+/// of at most [`maguyva_core::MAX_QUERY_CHARS`] characters.
+fn read_query(file: Option<&Path>) -> Result<String> {
+    use std::io::Read;
+    let stdin = file.is_none_or(|f| f == Path::new("-"));
+    let source = match file {
+        Some(f) if !stdin => f.display().to_string(),
+        _ => "standard input".to_string(),
+    };
+    let reader: Box<dyn Read> = match file {
+        Some(f) if !stdin => Box::new(
+            std::fs::File::open(f).with_context(|| format!("reading the query from {source}"))?,
+        ),
+        _ => Box::new(std::io::stdin()),
+    };
+    // A character takes at most 4 bytes: reading one more than that many
+    // tells an overlong query without reading a huge file whole.
+    let most = maguyva_core::MAX_QUERY_CHARS as u64 * 4 + 1;
+    let mut bytes = Vec::new();
+    reader
+        .take(most)
+        .read_to_end(&mut bytes)
+        .with_context(|| format!("reading the query from {source}"))?;
+    let limit = maguyva_core::MAX_QUERY_CHARS;
+    if bytes.len() as u64 >= most {
+        bail!("the query in {source} is over {limit} characters long; the limit is {limit}");
+    }
+    let text = String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        anyhow!("the query in {source} is not UTF-8 text (an invalid byte at offset {at})")
+    })?;
+    let chars = text.chars().count();
+    if chars > limit {
+        bail!("the query in {source} is {chars} characters long; the limit is {limit}");
+    }
+    Ok(text)
 }
 
 fn evaluate(args: EvalArgs) -> Result<ExitCode> {

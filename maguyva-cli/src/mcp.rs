@@ -24,8 +24,8 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
 /// What an agent is told of the server when it connects.
-const INSTRUCTIONS: &str = "Code search over one repository. Use `search` for any question in \
-plain words (how something works, where something is handled); `find_definition` when you \
+const INSTRUCTIONS: &str = "Code search over one repository. Use `locate` with a whole bug report or issue to find the files to change; \
+`search` for any question in plain words (how something works, where something is handled); `find_definition` when you \
 know a name and want where it is defined; `find_references` for every place that calls or \
 mentions a name; `impact` before changing something, to see what depends on it; \
 `find_similar` with a piece of code to find code like it; `read` to expand a result into the \
@@ -89,6 +89,17 @@ pub struct SearchParams {
     pub intent: Option<String>,
     /// Run only these retrievers (semantic, text, structural, graph); several are fused.
     pub modalities: Option<Vec<String>>,
+}
+
+/// `locate`'s arguments.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+pub struct LocateParams {
+    /// The bug report or issue, whole: title, description, traceback, code that fails,
+    /// expected and actual output (up to 65,536 characters).
+    pub report: String,
+    /// How many files, and how many tokens they may take.
+    #[serde(flatten)]
+    pub size: AnswerSize,
 }
 
 /// How large an answer may be: arguments every searching tool takes.
@@ -517,6 +528,10 @@ fn render(response: &SearchResponse) -> String {
     }
     for r in &response.results {
         let _ = writeln!(out, "{}:{}-{} ({:.3})", r.path, r.start_line, r.end_line, r.score);
+        if !r.ties.is_empty() {
+            let ties: Vec<String> = r.ties.iter().map(engine::Tie::to_string).collect();
+            let _ = writeln!(out, "  tied by: {}", ties.join("; "));
+        }
         write_snippet(&mut out, r);
     }
     if !response.changed.is_empty() {
@@ -568,6 +583,21 @@ impl McpServer {
                 Err(e) => return tool_error(e.to_string()),
             }
         }
+        self.respond(r)
+    }
+
+    /// The files to change for a bug report.
+    #[tool(description = "Given a bug report or issue (title, description, traceback, failing \
+        code, expected and actual output), find the files to change, most likely first. Each \
+        result is shown through the line that ties it to the report (a traceback frame, a file \
+        or module the report names, a definition of a name it gives, or its words) and lists \
+        those ties. Pass the report whole; give `max_tokens` to bound the answer.")]
+    async fn locate(
+        &self,
+        Parameters(p): Parameters<LocateParams>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let mut r = request(&p.report, &p.size);
+        r.as_report = true;
         self.respond(r)
     }
 

@@ -132,6 +132,23 @@ pub fn skip_reasons(skipped: &[maguyva_core::Skipped]) -> String {
 /// One line saying how a query was understood and answered.
 pub fn render_plan(resp: &SearchResponse) -> String {
     let modalities: Vec<&str> = resp.modalities.iter().map(|m| m.as_str()).collect();
+    if resp.intent.as_deref() == Some("report") {
+        let mut line = "a report: the files to change, its words, meaning, named definitions and \
+            named files fused"
+            .to_string();
+        if let Some(r) = &resp.report {
+            let _ = write!(
+                line,
+                "; {} frames, {} paths, {} modules, {} names, {} messages",
+                r.frames,
+                r.paths.len(),
+                r.modules.len(),
+                r.identifiers.len(),
+                r.messages.len()
+            );
+        }
+        return line;
+    }
     let mut line = format!(
         "intent {} ({:.2}), {} over {}",
         resp.intent.as_deref().unwrap_or("?"),
@@ -168,6 +185,14 @@ pub fn render_search(resp: &SearchResponse, hl: &Highlighter, style: Style) -> S
             style.paint("32", &format!("{}-{}", r.start_line, r.end_line)),
             style.paint("2", &format!("score {:.3}", r.score)),
         );
+        if !r.ties.is_empty() {
+            let ties: Vec<String> = r.ties.iter().map(ToString::to_string).collect();
+            let _ = writeln!(
+                out,
+                "        {}",
+                style.paint("2", &format!("tied by: {}", ties.join("; ")))
+            );
+        }
         if let Some(e) = &r.explain {
             let parts: Vec<String> = e
                 .contributions
@@ -472,6 +497,7 @@ mod tests {
             evidence: None,
             definition_line: None,
             admitted: None,
+            ties: Vec::new(),
         }
     }
 
@@ -528,6 +554,7 @@ mod tests {
             explain: None,
             budget: None,
             changed: vec![],
+            report: None,
         };
         let hl = Highlighter::new("ECONNREFUSED", MatchMode::Literal, false);
         let text = render_search(&resp, &hl, Style::new(false));

@@ -2,10 +2,10 @@
 
 use crate::error::{Error, Result};
 
-/// No rule bounds a query; queries above this many characters are
-/// refused with a clear error rather than slowing every modality down. A
-/// pasted function fits comfortably.
-pub const MAX_QUERY_CHARS: usize = 8192;
+/// Queries above this many characters (64 KiB of ASCII) are refused with a
+/// clear error rather than slowing every modality down. A whole bug report
+/// with its traceback and logs fits comfortably.
+pub const MAX_QUERY_CHARS: usize = 65_536;
 
 /// How the text of a query is matched.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]

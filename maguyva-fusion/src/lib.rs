@@ -28,6 +28,10 @@ pub use crate::{
         DEFINITION_QUESTION_WORDS, bare_name, definition_name, has_quoted_span, is_identifier_like,
         last_segment, named_identifiers, whole_quoted,
     },
+    report::{
+        Frame, REPORT_PROSE_WORDS, REPORT_PROSE_WORDS_WITH_CODE, ReportAnalysis, ReportIdentifier,
+        fuse_evidence,
+    },
     rrf::{Contribution, FusedHit, FusionContext, FusionParams, NoContext, fuse},
     signals::{
         FileFacts, NAMED_FILE_LIFT, PATH_WORDS_LIFT, QUERY_SYMBOL_LIFT, Signals, TEST_FILE_FACTOR,
@@ -44,6 +48,7 @@ mod intent;
 mod plan;
 mod preset;
 mod query_text;
+mod report;
 mod rrf;
 mod signals;
 mod weights;

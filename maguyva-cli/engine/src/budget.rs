@@ -159,6 +159,7 @@ mod tests {
             evidence: None,
             definition_line: None,
             admitted: None,
+            ties: Vec::new(),
         }
     }
 

@@ -86,6 +86,8 @@ pub struct RankingConfig {
     pub signals: Signals,
     /// Which results a query's words admit (`admission`).
     pub admission: AdmissionParams,
+    /// The weights of a report's evidence (the report route).
+    pub report: crate::locate::ReportWeights,
     /// The parameters of the modalities registered besides the built-in
     /// four, by modality id and parameter name (the built-in four's are the
     /// fields above); a parameter left out has its default.
@@ -138,6 +140,7 @@ impl RankingConfig {
             min_fetch: 50,
             signals: Signals::NONE,
             admission: AdmissionParams::default(),
+            report: crate::locate::ReportWeights::default(),
             params: BTreeMap::new(),
         }
     }

@@ -10,9 +10,9 @@ use maguyva_core::{
 };
 use maguyva_fusion::{
     Classification, FileFacts, FusedHit, FusionContext, FusionParams, FusionStrategy, Intent,
-    IntentClassifier, ModalityWeights, Plan, PlanRequest, Preset, Signals, bare_name,
-    definition_name, fallback_plan, file_prior, folded_name, fuse, is_vendor_path, last_segment,
-    named_identifiers, plan, whole_quoted,
+    IntentClassifier, ModalityWeights, Plan, PlanRequest, Preset, ReportAnalysis, Signals,
+    bare_name, definition_name, fallback_plan, file_prior, folded_name, fuse, is_vendor_path,
+    last_segment, named_identifiers, plan, whole_quoted,
 };
 use maguyva_graph::{EdgeKind, GraphRetriever};
 use rayon::prelude::*;
@@ -49,6 +49,9 @@ pub struct SearchRequest {
     /// Keep only the results that fit in this many estimated tokens
     /// ([`crate::budget`]).
     pub max_tokens: Option<usize>,
+    /// Answer the text as a report (the files to change), whatever its
+    /// length; a long report takes the report route without it.
+    pub as_report: bool,
 }
 
 impl SearchRequest {
@@ -76,6 +79,7 @@ impl SearchRequest {
             preset: Preset::Default,
             explain: false,
             max_tokens: None,
+            as_report: false,
         }
     }
 
@@ -170,6 +174,10 @@ pub struct SearchResult {
     /// answers, which carry `evidence`, and without admission).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub admitted: Option<Admission>,
+    /// On the answer to a report: what ties the file to it (a traceback
+    /// frame, a path or module named, a name it defines, its words).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub ties: Vec<crate::locate::Tie>,
 }
 
 /// How a search was run, for explanations.
@@ -215,6 +223,9 @@ pub struct SearchResponse {
     /// (only from [`Index::search_as_indexed`]).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub changed: Vec<String>,
+    /// On a report, with `--explain`: what the report route read and found.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub report: Option<crate::locate::ReportReport>,
 }
 
 /// What a query asks, read once: its validated form, its intent, and what
@@ -395,7 +406,7 @@ fn has_whole_word(text: &str, word: &str) -> bool {
 impl Index {
     /// The retriever of modality `modality` for one query, with the
     /// ranking's parameters of it.
-    fn retriever(
+    pub(crate) fn retriever(
         &self,
         modality: Modality,
         ranking: &RankingConfig,
@@ -523,6 +534,20 @@ impl Index {
         leave_out_changed: bool,
     ) -> Result<SearchResponse> {
         let start = Instant::now();
+        let report = if request.as_report {
+            Some(ReportAnalysis::read(&request.text))
+        } else if request.mode == MatchMode::Keyword
+            && request.modalities.is_none()
+            && request.intent.is_none()
+            && whole_quoted(&request.text).is_none()
+        {
+            ReportAnalysis::of(&request.text)
+        } else {
+            None
+        };
+        if let Some(report) = report {
+            return self.search_report(request, &report, leave_out_changed, start);
+        }
         let prepared = self.prepare(request)?;
         let plan_request = request.plan_request(&prepared.query);
         let mut plan = plan(&plan_request, &prepared.classification, prepared.intent);
@@ -611,6 +636,45 @@ impl Index {
             }),
             budget,
             changed,
+            report: None,
+        })
+    }
+
+    /// Runs a report through the report route.
+    fn search_report(
+        &self,
+        request: &SearchRequest,
+        report: &ReportAnalysis,
+        leave_out_changed: bool,
+        start: Instant,
+    ) -> Result<SearchResponse> {
+        request.query()?;
+        let mut timings_ms = BTreeMap::new();
+        let (mut results, modalities, explained) =
+            self.answer_report(request, report, &mut timings_ms)?;
+        let changed = match leave_out_changed {
+            true => self.changed_paths(),
+            false => Vec::new(),
+        };
+        results.retain(|r| !changed.contains(&r.path));
+        let budget = request.max_tokens.map(|max| {
+            let (kept, b) = crate::budget::pack(std::mem::take(&mut results), max, &request.text);
+            results = kept;
+            b
+        });
+        timings_ms.insert("total".to_string(), crate::millis(start.elapsed()));
+        Ok(SearchResponse {
+            query: request.text.clone(),
+            intent: Some("report".to_string()),
+            confidence: None,
+            fusion_strategy: Some("rrf".to_string()),
+            modalities,
+            timings_ms,
+            results,
+            explain: None,
+            budget,
+            changed,
+            report: explained,
         })
     }
 
@@ -666,7 +730,7 @@ impl Index {
     }
 
     /// A result showing one line of a file, through the fragment holding it.
-    fn result_at_line(
+    pub(crate) fn result_at_line(
         &self,
         file: FileId,
         line: u32,
@@ -824,7 +888,7 @@ impl Index {
         })
     }
 
-    fn result(
+    pub(crate) fn result(
         &self,
         chunk: ChunkId,
         file: FileId,
@@ -845,6 +909,7 @@ impl Index {
             evidence: None,
             definition_line: None,
             admitted: None,
+            ties: Vec::new(),
         })
     }
 

@@ -1,0 +1,474 @@
+//! The report route: a bug report (a long question with prose, code,
+//! tracebacks) is answered by the files to change. The report is taken
+//! apart ([`ReportAnalysis`]) and each part is evidence for what can use
+//! it: the words for BM25, the prose for meaning, the names for the
+//! symbol table's definitions, the files, modules and traceback frames
+//! for the file list. The evidence lists are fused by weighted RRF over
+//! files (doc/reports.md).
+
+use super::{Index, RankingConfig};
+use crate::search::{SearchRequest, SearchResult};
+use maguyva_core::{FileId, MatchMode, Modality, Query, Result, is_test_path};
+use maguyva_fusion::{ReportAnalysis, fuse_evidence, last_segment};
+use serde::Serialize;
+use std::collections::{BTreeMap, HashMap};
+use std::time::Instant;
+
+/// The characters of prose the meaning of a report is read from: its
+/// title and first paragraphs say what it is about.
+const SEMANTIC_CHARS: usize = 2000;
+
+/// A name defined in more files than this says nothing of where to look.
+const MAX_DEFINING_FILES: usize = 12;
+
+/// Ties from the most specific to the least: the line shown is the first
+/// tie's that has one.
+const TIE_ORDER: [&str; 6] = ["frame", "path", "module", "definition", "words", "meaning"];
+
+/// Lines shown before and after the line that ties a file to a report.
+const CONTEXT_LINES: u32 = 3;
+
+/// Files each evidence list contributes.
+const LIST_DEPTH: usize = 100;
+
+/// The weights of a report's evidence lists and their RRF constant.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ReportWeights {
+    /// BM25 over the report's words.
+    pub words: f32,
+    /// Meaning of the report's prose.
+    pub meaning: f32,
+    /// Files defining the names the report gives.
+    pub definitions: f32,
+    /// Files the report names: paths, modules, traceback frames.
+    pub files: f32,
+    /// The RRF constant.
+    pub k: f32,
+    /// The factor for test files (the fix is rarely in a test).
+    pub test_factor: f32,
+}
+
+impl Default for ReportWeights {
+    fn default() -> ReportWeights {
+        ReportWeights {
+            words: 1.0,
+            meaning: 0.5,
+            definitions: 0.8,
+            files: 1.0,
+            k: 10.0,
+            test_factor: 0.5,
+        }
+    }
+}
+
+/// What the report route found, shown with `--explain`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ReportReport {
+    /// Traceback frames, file paths, modules, identifiers, messages and
+    /// literals the report holds.
+    pub frames: usize,
+    /// File paths named.
+    pub paths: Vec<String>,
+    /// Module paths named.
+    pub modules: Vec<String>,
+    /// Identifiers named, most telling first.
+    pub identifiers: Vec<String>,
+    /// Error messages.
+    pub messages: Vec<String>,
+    /// The weights in effect.
+    pub weights: ReportWeights,
+    /// Each evidence list's files, best first.
+    pub lists: BTreeMap<&'static str, Vec<String>>,
+}
+
+/// Why a file is in a report's answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Tie {
+    /// `frame`, `path`, `module`, `definition`, `words` or `meaning`.
+    pub kind: &'static str,
+    /// What ties it: the name defined, the path or frame as written.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub detail: String,
+    /// The line it is on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<u32>,
+}
+
+impl std::fmt::Display for Tie {
+    /// `definition of convert_to (line 98)`, `frame pkg/util.py (line 12)`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let kind = match self.kind {
+            "definition" => "definition of",
+            "words" => "its words",
+            "meaning" => "its meaning",
+            "path" => "path",
+            "module" => "module",
+            other => other,
+        };
+        f.write_str(kind)?;
+        if !self.detail.is_empty() {
+            write!(f, " {}", self.detail)?;
+        }
+        match self.line {
+            Some(line) => write!(f, " (line {line})"),
+            None => Ok(()),
+        }
+    }
+}
+
+/// One evidence list: files, best first, each with why.
+struct EvidenceList {
+    name: &'static str,
+    files: Vec<(FileId, Tie)>,
+}
+
+impl Index {
+    /// Answers a report: the files to change, best first, each shown
+    /// through the line that ties it to the report.
+    pub(crate) fn answer_report(
+        &self,
+        request: &SearchRequest,
+        report: &ReportAnalysis,
+        timings_ms: &mut BTreeMap<String, f64>,
+    ) -> Result<(Vec<SearchResult>, Vec<Modality>, Option<ReportReport>)> {
+        let weights = request.ranking.report;
+        let t = Instant::now();
+        let (words, meaning) = rayon::join(
+            || self.words_list(&request.text, &request.ranking),
+            || self.meaning_list(report, &request.ranking),
+        );
+        let (words, meaning) = (words?, meaning?);
+        timings_ms.insert("report_retrieval".to_string(), crate::millis(t.elapsed()));
+        let t = Instant::now();
+        let definitions = self.definitions_list(report)?;
+        let files = self.named_files_list(report);
+        timings_ms.insert("report_evidence".to_string(), crate::millis(t.elapsed()));
+        let lists = [words, meaning, definitions, files];
+        let weighted: Vec<(f32, Vec<FileId>)> = lists
+            .iter()
+            .map(|l| {
+                let w = match l.name {
+                    "words" => weights.words,
+                    "meaning" => weights.meaning,
+                    "definitions" => weights.definitions,
+                    _ => weights.files,
+                };
+                (w, l.files.iter().map(|(f, _)| *f).collect())
+            })
+            .collect();
+        let mut fused = fuse_evidence(&weighted, weights.k);
+        for (file, score) in &mut fused {
+            if self.manifest.files.get(file.index()).is_some_and(|e| is_test_path(&e.path)) {
+                *score *= weights.test_factor;
+            }
+        }
+        fused.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        let mut results = Vec::new();
+        for &(file, score) in fused.iter().take(request.limit) {
+            let mut ties: Vec<&Tie> = lists
+                .iter()
+                .filter_map(|l| l.files.iter().find(|(f, _)| *f == file).map(|(_, t)| t))
+                .collect();
+            ties.sort_by_key(|t| TIE_ORDER.iter().position(|k| *k == t.kind));
+            let line = ties.iter().find_map(|t| t.line);
+            let ranks = lists
+                .iter()
+                .filter_map(|l| {
+                    let m = match l.name {
+                        "words" => Modality::TEXT,
+                        "meaning" => Modality::SEMANTIC,
+                        "definitions" => Modality::STRUCTURAL,
+                        _ => return None,
+                    };
+                    let at = l.files.iter().position(|(f, _)| *f == file)?;
+                    Some((m, at as u32))
+                })
+                .collect();
+            if let Some(mut r) = self.report_result(file, line, score, ranks) {
+                r.ties = ties.into_iter().cloned().collect();
+                results.push(r);
+            }
+        }
+        let explain = request.explain.then(|| ReportReport {
+            frames: report.frames.len(),
+            paths: report.paths.clone(),
+            modules: report.modules.clone(),
+            identifiers: report.identifiers.iter().map(|i| i.name.clone()).collect(),
+            messages: report.messages.clone(),
+            weights,
+            lists: lists
+                .iter()
+                .map(|l| {
+                    let paths = l
+                        .files
+                        .iter()
+                        .filter_map(|(f, _)| self.manifest.files.get(f.index()))
+                        .map(|e| e.path.clone())
+                        .collect();
+                    (l.name, paths)
+                })
+                .collect(),
+        });
+        Ok((results, vec![Modality::TEXT, Modality::SEMANTIC, Modality::STRUCTURAL], explain))
+    }
+
+    /// A file's result, through the lines around the one that ties it to
+    /// the report (within its fragment).
+    fn report_result(
+        &self,
+        file: FileId,
+        line: Option<u32>,
+        score: f32,
+        ranks: BTreeMap<Modality, u32>,
+    ) -> Option<SearchResult> {
+        let line = line.unwrap_or(1);
+        let chunk =
+            self.fragments.at_line(file, line).or_else(|| self.fragments.of_file(file).next())?;
+        let frag = self.fragments.try_get(chunk)?;
+        let (start, end) = (frag.lines.start(), frag.lines.end());
+        let line = line.clamp(start, end);
+        let span = maguyva_core::LineSpan::new(
+            line.saturating_sub(CONTEXT_LINES).max(start),
+            (line + CONTEXT_LINES).min(end),
+        );
+        self.result(chunk, file, span, score, ranks)
+    }
+
+    /// BM25 over the whole report, files by their best fragments.
+    fn words_list(&self, text: &str, ranking: &RankingConfig) -> Result<EvidenceList> {
+        let query = Query::with_mode(text, MatchMode::Keyword, false)?;
+        let hits = self.retriever(Modality::TEXT, ranking)?.search(&query, LIST_DEPTH)?;
+        Ok(EvidenceList { name: "words", files: self.first_per_file(&hits, "words") })
+    }
+
+    /// The meaning of the report's title and first paragraphs.
+    fn meaning_list(
+        &self,
+        report: &ReportAnalysis,
+        ranking: &RankingConfig,
+    ) -> Result<EvidenceList> {
+        let mut text = report.title.clone();
+        for line in report.prose.lines().skip(1) {
+            if text.len() >= SEMANTIC_CHARS {
+                break;
+            }
+            text.push('\n');
+            text.push_str(line);
+        }
+        let end = (0..=SEMANTIC_CHARS.min(text.len())).rev().find(|&i| text.is_char_boundary(i));
+        text.truncate(end.unwrap_or(0));
+        if text.trim().is_empty() {
+            return Ok(EvidenceList { name: "meaning", files: Vec::new() });
+        }
+        let query = Query::new(text)?;
+        let hits = self.retriever(Modality::SEMANTIC, ranking)?.search(&query, LIST_DEPTH * 3)?;
+        Ok(EvidenceList { name: "meaning", files: self.first_per_file(&hits, "meaning") })
+    }
+
+    fn first_per_file(&self, hits: &[maguyva_core::Hit], kind: &'static str) -> Vec<(FileId, Tie)> {
+        let mut seen = std::collections::HashSet::new();
+        hits.iter()
+            .filter(|h| seen.insert(h.file))
+            .take(LIST_DEPTH)
+            .map(|h| (h.file, Tie { kind, detail: String::new(), line: Some(h.lines.start()) }))
+            .collect()
+    }
+
+    /// Files defining the names the report gives: a name defined in few
+    /// files, written in code and repeated, is the strongest evidence.
+    fn definitions_list(&self, report: &ReportAnalysis) -> Result<EvidenceList> {
+        let table = self.symbols()?;
+        let mut scores: HashMap<FileId, (f32, Tie)> = HashMap::new();
+        for ident in &report.identifiers {
+            let name = last_segment(&ident.name);
+            let mut defining: Vec<(FileId, u32)> = Vec::new();
+            for id in table.by_normalized_name(&maguyva_ast::normalize(name)) {
+                if let Some(sym) = table.get(id)
+                    && sym.name == name
+                    && sym.kind != maguyva_ast::SymbolKind::Reexport
+                    && !defining.iter().any(|(f, _)| *f == sym.file)
+                {
+                    defining.push((sym.file, sym.name_line));
+                }
+            }
+            if defining.is_empty() || defining.len() > MAX_DEFINING_FILES {
+                continue;
+            }
+            let place = if ident.in_code { 1.0 } else { 0.7 };
+            let weight = place * (1.0 + (ident.count as f32).ln()) / defining.len() as f32;
+            for (file, line) in defining {
+                let tie = Tie { kind: "definition", detail: name.to_string(), line: Some(line) };
+                let entry = scores.entry(file).or_insert((0.0, tie.clone()));
+                if weight > entry.0 {
+                    entry.1 = tie;
+                }
+                entry.0 += weight;
+            }
+        }
+        Ok(EvidenceList { name: "definitions", files: ranked(scores) })
+    }
+
+    /// Files the report names: traceback frames (the last frames, nearest
+    /// the failure, first), file paths, and module paths.
+    fn named_files_list(&self, report: &ReportAnalysis) -> EvidenceList {
+        let paths = PathLookup::new(self.manifest.files.iter().map(|f| f.path.as_str()));
+        let mut scores: HashMap<FileId, (f32, Tie)> = HashMap::new();
+        let mut add = |files: Vec<FileId>, score: f32, tie: Tie| {
+            let share = score / files.len().max(1) as f32;
+            for f in files {
+                let entry = scores.entry(f).or_insert((0.0, tie.clone()));
+                entry.0 += share;
+            }
+        };
+        let frames = report.frames.len();
+        for (i, frame) in report.frames.iter().enumerate() {
+            // Later frames are nearer the failure.
+            let score = 2.0 + (i + 1) as f32 / frames as f32;
+            let tie = Tie { kind: "frame", detail: frame.file.clone(), line: frame.line };
+            add(paths.by_path(&frame.file), score, tie);
+        }
+        for path in &report.paths {
+            let tie = Tie { kind: "path", detail: path.clone(), line: None };
+            add(paths.by_path(path), 3.0, tie);
+        }
+        for module in &report.modules {
+            let tie = Tie { kind: "module", detail: module.clone(), line: None };
+            add(paths.by_module(module), 1.5, tie);
+        }
+        EvidenceList { name: "files", files: ranked(scores) }
+    }
+}
+
+/// Files by score, best first (ties by file order).
+fn ranked(scores: HashMap<FileId, (f32, Tie)>) -> Vec<(FileId, Tie)> {
+    let mut v: Vec<(FileId, (f32, Tie))> = scores.into_iter().collect();
+    v.sort_by(|a, b| b.1.0.total_cmp(&a.1.0).then(a.0.cmp(&b.0)));
+    v.into_iter().take(LIST_DEPTH).map(|(f, (_, t))| (f, t)).collect()
+}
+
+/// The index's paths, looked up by a path or module as a report writes it.
+struct PathLookup<'a> {
+    /// File name to the files of that name.
+    by_name: HashMap<&'a str, Vec<(FileId, &'a str)>>,
+    /// Path without its extension (and a package's folder, for
+    /// `__init__`, `mod`, `index`) to the files.
+    by_stem: HashMap<&'a str, Vec<(FileId, &'a str)>>,
+}
+
+impl<'a> PathLookup<'a> {
+    fn new(paths: impl Iterator<Item = &'a str>) -> PathLookup<'a> {
+        let mut by_name: HashMap<&str, Vec<(FileId, &str)>> = HashMap::new();
+        let mut by_stem: HashMap<&str, Vec<(FileId, &str)>> = HashMap::new();
+        for (i, path) in paths.enumerate() {
+            let id = FileId(i as u32);
+            let name = path.rsplit('/').next().unwrap_or(path);
+            by_name.entry(name).or_default().push((id, path));
+            let stem = path.rsplit_once('.').map_or(path, |(s, _)| s);
+            let stem_name = stem.rsplit('/').next().unwrap_or(stem);
+            let key = match stem_name {
+                "__init__" | "mod" | "index" | "lib" => {
+                    stem.rsplit_once('/').map_or(stem, |(folder, _)| folder)
+                }
+                _ => stem,
+            };
+            let key = key.rsplit('/').next().unwrap_or(key);
+            by_stem.entry(key).or_default().push((id, path));
+        }
+        PathLookup { by_name, by_stem }
+    }
+
+    /// The files whose path ends with the most trailing parts of `written`
+    /// (an absolute path of an installed copy matches the repository's).
+    fn by_path(&self, written: &str) -> Vec<FileId> {
+        let parts: Vec<&str> = written.split(['/', '\\']).filter(|p| !p.is_empty()).collect();
+        let Some(name) = parts.last() else { return Vec::new() };
+        let candidates = self.by_name.get(name).map(Vec::as_slice).unwrap_or(&[]);
+        best_matches(candidates, &parts, 1, |p| p.split('/').collect())
+    }
+
+    /// The files of a dotted module path, by its longest prefix that is a
+    /// file or package (`pkg.sub.Class.method` is `pkg/sub.py`).
+    fn by_module(&self, module: &str) -> Vec<FileId> {
+        let parts: Vec<&str> = module.split('.').collect();
+        for end in (2..=parts.len()).rev() {
+            let prefix = &parts[..end];
+            let Some(last) = prefix.last() else { continue };
+            let candidates = self.by_stem.get(last).map(Vec::as_slice).unwrap_or(&[]);
+            let found = best_matches(candidates, prefix, 2, |p| module_parts(p));
+            if !found.is_empty() {
+                return found;
+            }
+        }
+        Vec::new()
+    }
+}
+
+/// A path's parts as a module: without the extension, and without a
+/// package's `__init__`, `mod` or `index` file name.
+fn module_parts(path: &str) -> Vec<&str> {
+    let stem = path.rsplit_once('.').map_or(path, |(s, _)| s);
+    let mut parts: Vec<&str> = stem.split('/').collect();
+    if parts.len() > 1 && matches!(parts.last(), Some(&("__init__" | "mod" | "index" | "lib"))) {
+        parts.pop();
+    }
+    parts
+}
+
+/// Of the candidates, those sharing the most trailing parts with `wanted`,
+/// at least `min_shared` of them; one shared part (the name alone) counts
+/// only when it is unambiguous.
+fn best_matches<'a>(
+    candidates: &[(FileId, &'a str)],
+    wanted: &[&str],
+    min_shared: usize,
+    parts_of: impl Fn(&'a str) -> Vec<&'a str>,
+) -> Vec<FileId> {
+    let mut best = 0;
+    let mut found = Vec::new();
+    for &(id, path) in candidates {
+        let parts = parts_of(path);
+        let shared =
+            parts.iter().rev().zip(wanted.iter().rev()).take_while(|(a, b)| a == b).count();
+        if shared > best {
+            best = shared;
+            found.clear();
+        }
+        if shared == best && shared > 0 {
+            found.push(id);
+        }
+    }
+    if best < min_shared || best == 1 && found.len() > 1 && wanted.len() > 1 {
+        return Vec::new();
+    }
+    found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lookup(paths: &[&'static str]) -> PathLookup<'static> {
+        PathLookup::new(paths.iter().copied())
+    }
+
+    #[test]
+    fn paths_and_modules_find_the_repository_files() {
+        let l = lookup(&[
+            "pkg/units/util.py",
+            "pkg/core/util.py",
+            "pkg/units/__init__.py",
+            "pkg/units/quantities.py",
+            "docs/util.py",
+        ]);
+        assert_eq!(l.by_path("/usr/lib/python3/site-packages/pkg/units/util.py"), [FileId(0)]);
+        assert_eq!(l.by_path("units/util.py"), [FileId(0)]);
+        // The name alone is ambiguous: nothing.
+        assert!(l.by_path("/elsewhere/util.py").is_empty());
+        assert_eq!(l.by_module("pkg.units.quantities.Quantity.convert"), [FileId(3)]);
+        assert_eq!(l.by_module("pkg.units"), [FileId(2)]);
+        assert!(l.by_module("other.thing").is_empty());
+        // A module of another package sharing only a file name is not one of these.
+        assert!(l.by_module("os.util").is_empty());
+    }
+}
