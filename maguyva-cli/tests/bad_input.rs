@@ -275,12 +275,12 @@ fn invalid_utf8_is_decoded_lossily_and_counted() {
 }
 
 #[test]
-fn a_10000_character_query_is_refused_clearly() {
+fn a_70000_character_query_is_refused_clearly() {
     let repo = Repo::fixture("rust");
-    let query = "x".repeat(10_000);
+    let query = "x".repeat(70_000);
     let run = repo.run(&["search", &query]);
     assert_eq!(run.code, 2);
-    assert!(run.stderr.contains("10000 characters long; the limit is 8192"), "{}", run.stderr);
+    assert!(run.stderr.contains("70000 characters long; the limit is 65536"), "{}", run.stderr);
     assert!(!repo.path().join(".maguyva").exists(), "a bad query fails before any indexing");
 }
 

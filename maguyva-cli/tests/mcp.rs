@@ -6,12 +6,13 @@ use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 
-const TOOLS: [&str; 7] = [
+const TOOLS: [&str; 8] = [
     "find_definition",
     "find_references",
     "find_similar",
     "impact",
     "index_status",
+    "locate",
     "read",
     "search",
 ];
@@ -86,6 +87,25 @@ async fn a_client_lists_and_calls_every_tool_and_sees_edits() {
     assert!(text(&r).starts_with("shop/pricing.py:"));
     let first = &r.structured_content.as_ref().unwrap()["results"][0];
     assert!(first["ranks"].is_object() && first["start_line"].is_u64());
+
+    // A bug report, whole, finds the file to change, with what ties it.
+    let report = "Restocking with a lower-case product code crashes\n\nWhen a clerk adds units \
+        for a product code written in lower case, the screen goes down instead of saying the \
+        code is wrong.\n\nTraceback (most recent call last):\n  File \"/srv/app/shop/inventory.py\", \
+        line 16, in restock\nKeyError: 'abc'\n";
+    let r = client.call_tool(call("locate", json!({"report": report, "k": 3}))).await.unwrap();
+    assert_eq!(r.is_error, Some(false), "{}", text(&r));
+    assert_eq!(paths(&r).first().map(String::as_str), Some("shop/inventory.py"));
+    assert!(
+        text(&r).contains("tied by: frame /srv/app/shop/inventory.py (line 16)"),
+        "{}",
+        text(&r)
+    );
+    let first = &r.structured_content.as_ref().unwrap()["results"][0];
+    assert_eq!(first["ties"][0]["kind"], "frame");
+    let r = client.call_tool(call("locate", json!({"report": "x".repeat(70_000)}))).await.unwrap();
+    assert_eq!(r.is_error, Some(true));
+    assert!(text(&r).contains("the limit is 65536"), "{}", text(&r));
 
     let r =
         client.call_tool(call("find_definition", json!({"name": "apply_discount"}))).await.unwrap();
@@ -259,6 +279,25 @@ async fn a_printed_config_starts_a_server_from_anywhere() {
     let status = r.structured_content.unwrap();
     let root = repo.path().canonicalize().unwrap();
     assert_eq!(status["root"], root.display().to_string());
+    // A bug report, whole, finds the file to change, with what ties it.
+    let report = "Restocking with a lower-case product code crashes\n\nWhen a clerk adds units \
+        for a product code written in lower case, the screen goes down instead of saying the \
+        code is wrong.\n\nTraceback (most recent call last):\n  File \"/srv/app/shop/inventory.py\", \
+        line 16, in restock\nKeyError: 'abc'\n";
+    let r = client.call_tool(call("locate", json!({"report": report, "k": 3}))).await.unwrap();
+    assert_eq!(r.is_error, Some(false), "{}", text(&r));
+    assert_eq!(paths(&r).first().map(String::as_str), Some("shop/inventory.py"));
+    assert!(
+        text(&r).contains("tied by: frame /srv/app/shop/inventory.py (line 16)"),
+        "{}",
+        text(&r)
+    );
+    let first = &r.structured_content.as_ref().unwrap()["results"][0];
+    assert_eq!(first["ties"][0]["kind"], "frame");
+    let r = client.call_tool(call("locate", json!({"report": "x".repeat(70_000)}))).await.unwrap();
+    assert_eq!(r.is_error, Some(true));
+    assert!(text(&r).contains("the limit is 65536"), "{}", text(&r));
+
     let r =
         client.call_tool(call("find_definition", json!({"name": "apply_discount"}))).await.unwrap();
     assert_eq!(paths(&r).first().map(String::as_str), Some("shop/pricing.py"));
@@ -317,6 +356,25 @@ async fn a_failed_refresh_is_said_in_every_answer_and_retried() {
     assert!(reason.contains("idx"), "{reason}");
     // The answer comes from the index as it was.
     assert_eq!(answer["results"][0]["path"], "shop/pricing.py");
+    // A bug report, whole, finds the file to change, with what ties it.
+    let report = "Restocking with a lower-case product code crashes\n\nWhen a clerk adds units \
+        for a product code written in lower case, the screen goes down instead of saying the \
+        code is wrong.\n\nTraceback (most recent call last):\n  File \"/srv/app/shop/inventory.py\", \
+        line 16, in restock\nKeyError: 'abc'\n";
+    let r = client.call_tool(call("locate", json!({"report": report, "k": 3}))).await.unwrap();
+    assert_eq!(r.is_error, Some(false), "{}", text(&r));
+    assert_eq!(paths(&r).first().map(String::as_str), Some("shop/inventory.py"));
+    assert!(
+        text(&r).contains("tied by: frame /srv/app/shop/inventory.py (line 16)"),
+        "{}",
+        text(&r)
+    );
+    let first = &r.structured_content.as_ref().unwrap()["results"][0];
+    assert_eq!(first["ties"][0]["kind"], "frame");
+    let r = client.call_tool(call("locate", json!({"report": "x".repeat(70_000)}))).await.unwrap();
+    assert_eq!(r.is_error, Some(true));
+    assert!(text(&r).contains("the limit is 65536"), "{}", text(&r));
+
     let r =
         client.call_tool(call("find_definition", json!({"name": "apply_discount"}))).await.unwrap();
     assert_eq!(r.structured_content.as_ref().unwrap()["stale"], true);

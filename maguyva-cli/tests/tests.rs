@@ -30,6 +30,10 @@ mod eval;
 // search, explain, ablation, tuning and verify.
 mod modalities;
 
+// Bug reports: read from a file or standard input, the report route, its
+// size limit, in several languages.
+mod reports;
+
 // The MCP server, driven by a real MCP client over stdio.
 mod mcp;
 

@@ -100,7 +100,7 @@ impl ReportAnalysis {
 
     /// The analysis of any text, report or not.
     pub fn read(text: &str) -> ReportAnalysis {
-        let text = text.replace("\r\n", "\n");
+        let text = without_comments(&text.replace("\r\n", "\n"));
         let mut report = ReportAnalysis::default();
         let mut idents: BTreeMap<String, (u32, bool, usize)> = BTreeMap::new();
         let mut in_fence = false;
@@ -111,9 +111,6 @@ impl ReportAnalysis {
             }
             if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
                 in_fence = !in_fence;
-                continue;
-            }
-            if trimmed.starts_with("<!--") && trimmed.ends_with("-->") {
                 continue;
             }
             report.read_frames(trimmed);
@@ -132,8 +129,15 @@ impl ReportAnalysis {
                 report.literals.extend(quoted_literals(&prose));
                 push_line(&mut report.prose, &prose);
             }
-            report.read_paths(trimmed);
+            // In code, a dotted name is an expression (`inv.restock`) unless
+            // it is imported.
+            let statement = trimmed.trim_start_matches(">>> ").trim_start_matches("... ");
+            let imports =
+                ["import ", "from ", "use ", "require "].iter().any(|k| statement.starts_with(k));
+            report.read_paths(trimmed, !code_line || imports);
         }
+        let frames: Vec<&str> = report.frames.iter().map(|f| f.file.as_str()).collect();
+        report.paths.retain(|p| !frames.contains(&p.as_str()));
         for frame in &report.frames {
             if let Some(f) = &frame.function {
                 note(&mut idents, f, true);
@@ -152,6 +156,12 @@ impl ReportAnalysis {
         dedup(&mut report.messages);
         dedup(&mut report.literals);
         report
+    }
+
+    /// The text the report's words are ranked by: its prose, then its
+    /// code (without the comments of its template).
+    pub fn words(&self) -> String {
+        format!("{}\n{}", self.prose, self.code)
     }
 
     /// The frames of one line: Python's `File "x.py", line 3, in f`, and
@@ -200,8 +210,8 @@ impl ReportAnalysis {
         }
     }
 
-    /// File paths and module paths of one line.
-    fn read_paths(&mut self, line: &str) {
+    /// File paths, and with `modules` module paths, of one line.
+    fn read_paths(&mut self, line: &str, modules: bool) {
         for word in line.split(|c: char| {
             c.is_whitespace()
                 || matches!(c, '`' | '"' | '\'' | '(' | ')' | '[' | ']' | ',' | '<' | '>')
@@ -217,11 +227,31 @@ impl ReportAnalysis {
                 }
             } else if word.contains('/') && has_code_extension(word) {
                 self.paths.push(word.to_string());
-            } else if is_module_path(word) {
+            } else if modules && is_module_path(word) {
                 self.modules.push(word.to_string());
             }
         }
     }
+}
+
+/// The text without its HTML comments: an issue template's instructions
+/// (`<!-- Please check the contributing guidelines ... -->`) are not the
+/// report.
+fn without_comments(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(a) = rest.find("<!--") {
+        out.push_str(&rest[..a]);
+        match rest[a..].find("-->") {
+            Some(b) => rest = &rest[a + b + 3..],
+            None => {
+                rest = "";
+                break;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// `https://host/owner/repo/blob/REF/src/x.py#L10` names `src/x.py`.
@@ -460,7 +490,7 @@ mod tests {
             I expected the message \"cannot convert\" to be clearer, and it isn't.";
         let r = ReportAnalysis::of(text).expect("a report");
         assert_eq!(r.title, "Unit conversion fails for compound units");
-        assert_eq!(r.paths, ["sympy/physics/units/util.py", "/home/u/pkg/units/util.py"]);
+        assert_eq!(r.paths, ["sympy/physics/units/util.py"]);
         assert!(r.modules.contains(&"sympy.physics.units.quantities".to_string()));
         assert!(r.modules.contains(&"pkg.units".to_string()));
         assert_eq!(
@@ -497,6 +527,16 @@ mod tests {
     fn versions_abbreviations_and_urls_are_not_modules() {
         let r = ReportAnalysis::read("works in 1.2.3, e.g. on www.example.com, i.e. not os.path");
         assert_eq!(r.modules, ["os.path"]);
+    }
+
+    #[test]
+    fn template_comments_are_not_the_report() {
+        let r = ReportAnalysis::read(
+            "Title here\n<!-- Please read\nhttps://h/o/r/blob/main/CONTRIBUTING.md first -->\nreal words",
+        );
+        assert!(r.paths.is_empty());
+        assert!(!r.words().contains("Please"));
+        assert!(r.words().contains("real words"));
     }
 
     #[test]

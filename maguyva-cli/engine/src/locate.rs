@@ -23,7 +23,8 @@ const MAX_DEFINING_FILES: usize = 12;
 
 /// Ties from the most specific to the least: the line shown is the first
 /// tie's that has one.
-const TIE_ORDER: [&str; 6] = ["frame", "path", "module", "definition", "words", "meaning"];
+const TIE_ORDER: [&str; 7] =
+    ["frame", "path", "module", "definition", "neighbour", "words", "meaning"];
 
 /// Lines shown before and after the line that ties a file to a report.
 const CONTEXT_LINES: u32 = 3;
@@ -43,6 +44,9 @@ pub struct ReportWeights {
     pub definitions: f32,
     /// Files the report names: paths, modules, traceback frames.
     pub files: f32,
+    /// The graph's neighbours of the definitions the report names: what
+    /// they call and mention, and what calls and mentions them.
+    pub neighbours: f32,
     /// The RRF constant.
     pub k: f32,
     /// The factor for test files (the fix is rarely in a test).
@@ -56,6 +60,7 @@ impl Default for ReportWeights {
             meaning: 0.5,
             definitions: 0.8,
             files: 1.0,
+            neighbours: 0.3,
             k: 10.0,
             test_factor: 0.5,
         }
@@ -85,7 +90,8 @@ pub struct ReportReport {
 /// Why a file is in a report's answer.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Tie {
-    /// `frame`, `path`, `module`, `definition`, `words` or `meaning`.
+    /// `frame`, `path`, `module`, `definition`, `neighbour`, `words` or
+    /// `meaning`.
     pub kind: &'static str,
     /// What ties it: the name defined, the path or frame as written.
     #[serde(skip_serializing_if = "String::is_empty")]
@@ -100,6 +106,7 @@ impl std::fmt::Display for Tie {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let kind = match self.kind {
             "definition" => "definition of",
+            "neighbour" => "calls or is called by",
             "words" => "its words",
             "meaning" => "its meaning",
             "path" => "path",
@@ -135,7 +142,7 @@ impl Index {
         let weights = request.ranking.report;
         let t = Instant::now();
         let (words, meaning) = rayon::join(
-            || self.words_list(&request.text, &request.ranking),
+            || self.words_list(&report.words(), &request.ranking),
             || self.meaning_list(report, &request.ranking),
         );
         let (words, meaning) = (words?, meaning?);
@@ -143,8 +150,9 @@ impl Index {
         let t = Instant::now();
         let definitions = self.definitions_list(report)?;
         let files = self.named_files_list(report);
+        let neighbours = self.neighbours_list(report)?;
         timings_ms.insert("report_evidence".to_string(), crate::millis(t.elapsed()));
-        let lists = [words, meaning, definitions, files];
+        let lists = [words, meaning, definitions, files, neighbours];
         let weighted: Vec<(f32, Vec<FileId>)> = lists
             .iter()
             .map(|l| {
@@ -152,6 +160,7 @@ impl Index {
                     "words" => weights.words,
                     "meaning" => weights.meaning,
                     "definitions" => weights.definitions,
+                    "neighbours" => weights.neighbours,
                     _ => weights.files,
                 };
                 (w, l.files.iter().map(|(f, _)| *f).collect())
@@ -295,8 +304,7 @@ impl Index {
             if defining.is_empty() || defining.len() > MAX_DEFINING_FILES {
                 continue;
             }
-            let place = if ident.in_code { 1.0 } else { 0.7 };
-            let weight = place * (1.0 + (ident.count as f32).ln()) / defining.len() as f32;
+            let weight = name_weight(ident, defining.len());
             for (file, line) in defining {
                 let tie = Tie { kind: "definition", detail: name.to_string(), line: Some(line) };
                 let entry = scores.entry(file).or_insert((0.0, tie.clone()));
@@ -307,6 +315,34 @@ impl Index {
             }
         }
         Ok(EvidenceList { name: "definitions", files: ranked(scores) })
+    }
+
+    /// The graph's neighbours of the definitions the report names, each
+    /// definition weighted as in [`Index::definitions_list`].
+    fn neighbours_list(&self, report: &ReportAnalysis) -> Result<EvidenceList> {
+        let graph = self.graph()?.graph();
+        let mut defs: Vec<(u32, f32)> = Vec::new();
+        for ident in &report.identifiers {
+            let named = graph.definitions_named(last_segment(&ident.name));
+            let files: std::collections::HashSet<FileId> =
+                named.iter().filter_map(|&d| graph.definition(d)).map(|d| d.file).collect();
+            if named.is_empty() || files.len() > MAX_DEFINING_FILES {
+                continue;
+            }
+            let weight = name_weight(ident, files.len());
+            defs.extend(named.into_iter().map(|d| (d, weight)));
+        }
+        let mut scores: HashMap<FileId, (f32, Tie)> = HashMap::new();
+        for (node, weight) in graph.related(&defs) {
+            let file = graph.node_file(node);
+            let detail =
+                graph.node_definition(node).map(|(_, d)| d.name.clone()).unwrap_or_default();
+            let line = graph.node_definition(node).map(|(_, d)| d.lines.start());
+            let tie = Tie { kind: "neighbour", detail, line };
+            let entry = scores.entry(file).or_insert((0.0, tie));
+            entry.0 += weight;
+        }
+        Ok(EvidenceList { name: "neighbours", files: ranked(scores) })
     }
 
     /// Files the report names: traceback frames (the last frames, nearest
@@ -338,6 +374,13 @@ impl Index {
         }
         EvidenceList { name: "files", files: ranked(scores) }
     }
+}
+
+/// How telling a name of the report is: written in code and repeated, and
+/// defined in few files.
+fn name_weight(ident: &maguyva_fusion::ReportIdentifier, defining_files: usize) -> f32 {
+    let place = if ident.in_code { 1.0 } else { 0.7 };
+    place * (1.0 + (ident.count as f32).ln()) / defining_files.max(1) as f32
 }
 
 /// Files by score, best first (ties by file order).
