@@ -22,11 +22,11 @@ use maguyva_core::FileId;
 use std::collections::BTreeMap;
 
 /// Prose words (outside code) that make a question a report on their own.
-pub const REPORT_PROSE_WORDS: usize = 40;
+pub const REPORT_PROSE_WORDS: usize = 30;
 
 /// Prose words enough for a report when the text also holds code or a
-/// traceback.
-pub const REPORT_PROSE_WORDS_WITH_CODE: usize = 12;
+/// traceback, on three lines or more.
+pub const REPORT_PROSE_WORDS_WITH_CODE: usize = 5;
 
 /// One frame of a traceback or a stack trace.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -92,7 +92,9 @@ impl ReportAnalysis {
     pub fn of(text: &str) -> Option<ReportAnalysis> {
         let analysis = ReportAnalysis::read(text);
         let prose_words = analysis.prose.split_whitespace().count();
-        let has_code = !analysis.code.trim().is_empty() || !analysis.frames.is_empty();
+        let lines = text.lines().filter(|l| !l.trim().is_empty()).count();
+        let has_code =
+            (!analysis.code.trim().is_empty() || !analysis.frames.is_empty()) && lines >= 3;
         (prose_words >= REPORT_PROSE_WORDS
             || has_code && prose_words >= REPORT_PROSE_WORDS_WITH_CODE)
             .then_some(analysis)
@@ -471,6 +473,9 @@ mod tests {
             "\"ECONNREFUSED\"",
             "fn spawn",
             "what breaks if I change src/config.rs",
+            "ordered list of phases a query document goes through, and how each phase \
+             transforms it before execution begins in the engine",
+            "code like `retry(3, fetch)` in the client",
         ] {
             assert!(ReportAnalysis::of(q).is_none(), "{q}");
         }

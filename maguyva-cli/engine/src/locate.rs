@@ -10,6 +10,7 @@ use super::{Index, RankingConfig};
 use crate::search::{SearchRequest, SearchResult};
 use maguyva_core::{FileId, MatchMode, Modality, Query, Result, is_test_path};
 use maguyva_fusion::{ReportAnalysis, fuse_evidence, last_segment};
+use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
 use std::time::Instant;
@@ -23,8 +24,19 @@ const MAX_DEFINING_FILES: usize = 12;
 
 /// Ties from the most specific to the least: the line shown is the first
 /// tie's that has one.
-const TIE_ORDER: [&str; 7] =
-    ["frame", "path", "module", "definition", "neighbour", "words", "meaning"];
+const TIE_ORDER: [&str; 11] = [
+    "frame",
+    "path",
+    "module",
+    "message",
+    "definition",
+    "neighbour",
+    "symbol",
+    "code",
+    "title",
+    "words",
+    "meaning",
+];
 
 /// Lines shown before and after the line that ties a file to a report.
 const CONTEXT_LINES: u32 = 3;
@@ -32,14 +44,27 @@ const CONTEXT_LINES: u32 = 3;
 /// Files each evidence list contributes.
 const LIST_DEPTH: usize = 100;
 
-/// The weights of a report's evidence lists and their RRF constant.
+/// The weights of a report's evidence lists and their RRF constant,
+/// fitted on the mined pairs of `benches/localize/` (doc/reports.md).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, serde::Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct ReportWeights {
-    /// BM25 over the report's words.
+    /// BM25 over the report's prose and code.
     pub words: f32,
-    /// Meaning of the report's prose.
+    /// BM25 over the report's title alone.
+    pub title: f32,
+    /// BM25 over the report's code alone (snippets, tracebacks).
+    pub code: f32,
+    /// Files holding the fixed text of the report's error messages and
+    /// quoted literals.
+    pub literals: f32,
+    /// Meaning of the report's title and first paragraphs.
     pub meaning: f32,
+    /// Meaning of the report's title alone.
+    pub title_meaning: f32,
+    /// Definitions whose names, signatures and doc summaries match the
+    /// title (the structural modality).
+    pub symbols: f32,
     /// Files defining the names the report gives.
     pub definitions: f32,
     /// Files the report names: paths, modules, traceback frames.
@@ -49,7 +74,8 @@ pub struct ReportWeights {
     pub neighbours: f32,
     /// The RRF constant.
     pub k: f32,
-    /// The factor for test files (the fix is rarely in a test).
+    /// The factor for test, documentation and example files (the fix is
+    /// rarely there).
     pub test_factor: f32,
 }
 
@@ -57,12 +83,91 @@ impl Default for ReportWeights {
     fn default() -> ReportWeights {
         ReportWeights {
             words: 1.0,
-            meaning: 0.5,
-            definitions: 0.8,
-            files: 1.0,
-            neighbours: 0.3,
-            k: 10.0,
-            test_factor: 0.5,
+            title: 1.4,
+            code: 2.0,
+            literals: 0.7,
+            meaning: 0.7,
+            title_meaning: 0.7,
+            symbols: 0.5,
+            definitions: 1.4,
+            files: 2.0,
+            neighbours: 0.7,
+            k: 5.0,
+            test_factor: 0.3,
+        }
+    }
+}
+
+impl ReportWeights {
+    /// The weight of evidence list `list`.
+    fn of(&self, list: Evidence) -> f32 {
+        match list {
+            Evidence::Words => self.words,
+            Evidence::Title => self.title,
+            Evidence::Code => self.code,
+            Evidence::Literals => self.literals,
+            Evidence::Meaning => self.meaning,
+            Evidence::TitleMeaning => self.title_meaning,
+            Evidence::Symbols => self.symbols,
+            Evidence::Definitions => self.definitions,
+            Evidence::Files => self.files,
+            Evidence::Neighbours => self.neighbours,
+        }
+    }
+}
+
+/// The evidence lists of a report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Evidence {
+    Words,
+    Title,
+    Code,
+    Literals,
+    Meaning,
+    TitleMeaning,
+    Symbols,
+    Definitions,
+    Files,
+    Neighbours,
+}
+
+impl Evidence {
+    const ALL: [Evidence; 10] = [
+        Evidence::Words,
+        Evidence::Title,
+        Evidence::Code,
+        Evidence::Literals,
+        Evidence::Meaning,
+        Evidence::TitleMeaning,
+        Evidence::Symbols,
+        Evidence::Definitions,
+        Evidence::Files,
+        Evidence::Neighbours,
+    ];
+
+    /// Its name in `--explain` and in a ranking file.
+    fn name(self) -> &'static str {
+        match self {
+            Evidence::Words => "words",
+            Evidence::Title => "title",
+            Evidence::Code => "code",
+            Evidence::Literals => "literals",
+            Evidence::Meaning => "meaning",
+            Evidence::TitleMeaning => "title_meaning",
+            Evidence::Symbols => "symbols",
+            Evidence::Definitions => "definitions",
+            Evidence::Files => "files",
+            Evidence::Neighbours => "neighbours",
+        }
+    }
+
+    /// The modality whose rank a result reports for this list.
+    fn modality(self) -> Option<Modality> {
+        match self {
+            Evidence::Words => Some(Modality::TEXT),
+            Evidence::Meaning => Some(Modality::SEMANTIC),
+            Evidence::Definitions => Some(Modality::STRUCTURAL),
+            _ => None,
         }
     }
 }
@@ -90,8 +195,8 @@ pub struct ReportReport {
 /// Why a file is in a report's answer.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Tie {
-    /// `frame`, `path`, `module`, `definition`, `neighbour`, `words` or
-    /// `meaning`.
+    /// `frame`, `path`, `module`, `message`, `definition`, `neighbour`,
+    /// `symbol`, `code`, `title`, `words` or `meaning`.
     pub kind: &'static str,
     /// What ties it: the name defined, the path or frame as written.
     #[serde(skip_serializing_if = "String::is_empty")]
@@ -107,7 +212,11 @@ impl std::fmt::Display for Tie {
         let kind = match self.kind {
             "definition" => "definition of",
             "neighbour" => "calls or is called by",
+            "message" => "the message",
+            "symbol" => "a definition like the title",
             "words" => "its words",
+            "title" => "its title's words",
+            "code" => "its code's words",
             "meaning" => "its meaning",
             "path" => "path",
             "module" => "module",
@@ -126,7 +235,7 @@ impl std::fmt::Display for Tie {
 
 /// One evidence list: files, best first, each with why.
 struct EvidenceList {
-    name: &'static str,
+    list: Evidence,
     files: Vec<(FileId, Tie)>,
 }
 
@@ -141,30 +250,17 @@ impl Index {
     ) -> Result<(Vec<SearchResult>, Vec<Modality>, Option<ReportReport>)> {
         let weights = request.ranking.report;
         let t = Instant::now();
-        let (words, meaning) = rayon::join(
-            || self.words_list(&report.words(), &request.ranking),
-            || self.meaning_list(report, &request.ranking),
-        );
-        let (words, meaning) = (words?, meaning?);
-        timings_ms.insert("report_retrieval".to_string(), crate::millis(t.elapsed()));
-        let t = Instant::now();
-        let definitions = self.definitions_list(report)?;
-        let files = self.named_files_list(report);
-        let neighbours = self.neighbours_list(report)?;
+        // Lists of weight 0 are not made.
+        let wanted: Vec<Evidence> =
+            Evidence::ALL.into_iter().filter(|&e| weights.of(e) > 0.0).collect();
+        let lists: Vec<EvidenceList> = wanted
+            .par_iter()
+            .map(|&e| self.evidence(e, report, &request.ranking))
+            .collect::<Result<_>>()?;
         timings_ms.insert("report_evidence".to_string(), crate::millis(t.elapsed()));
-        let lists = [words, meaning, definitions, files, neighbours];
         let weighted: Vec<(f32, Vec<FileId>)> = lists
             .iter()
-            .map(|l| {
-                let w = match l.name {
-                    "words" => weights.words,
-                    "meaning" => weights.meaning,
-                    "definitions" => weights.definitions,
-                    "neighbours" => weights.neighbours,
-                    _ => weights.files,
-                };
-                (w, l.files.iter().map(|(f, _)| *f).collect())
-            })
+            .map(|l| (weights.of(l.list), l.files.iter().map(|(f, _)| *f).collect()))
             .collect();
         let mut fused = fuse_evidence(&weighted, weights.k);
         for (file, score) in &mut fused {
@@ -180,18 +276,14 @@ impl Index {
                 .filter_map(|l| l.files.iter().find(|(f, _)| *f == file).map(|(_, t)| t))
                 .collect();
             ties.sort_by_key(|t| TIE_ORDER.iter().position(|k| *k == t.kind));
+            // The meaning of the title and of the prose tie alike.
+            ties.dedup_by(|a, b| a.kind == b.kind && a.detail == b.detail);
             let line = ties.iter().find_map(|t| t.line);
             let ranks = lists
                 .iter()
                 .filter_map(|l| {
-                    let m = match l.name {
-                        "words" => Modality::TEXT,
-                        "meaning" => Modality::SEMANTIC,
-                        "definitions" => Modality::STRUCTURAL,
-                        _ => return None,
-                    };
                     let at = l.files.iter().position(|(f, _)| *f == file)?;
-                    Some((m, at as u32))
+                    Some((l.list.modality()?, at as u32))
                 })
                 .collect();
             if let Some(mut r) = self.report_result(file, line, score, ranks) {
@@ -215,11 +307,63 @@ impl Index {
                         .filter_map(|(f, _)| self.manifest.files.get(f.index()))
                         .map(|e| e.path.clone())
                         .collect();
-                    (l.name, paths)
+                    (l.list.name(), paths)
                 })
                 .collect(),
         });
         Ok((results, vec![Modality::TEXT, Modality::SEMANTIC, Modality::STRUCTURAL], explain))
+    }
+
+    /// Evidence list `list` of a report.
+    fn evidence(
+        &self,
+        list: Evidence,
+        report: &ReportAnalysis,
+        ranking: &RankingConfig,
+    ) -> Result<EvidenceList> {
+        let files = match list {
+            Evidence::Words => self.ranked_by(Modality::TEXT, &report.words(), ranking, "words")?,
+            Evidence::Title => self.ranked_by(Modality::TEXT, &report.title, ranking, "title")?,
+            Evidence::Code => self.ranked_by(Modality::TEXT, &report.code, ranking, "code")?,
+            Evidence::Meaning => {
+                self.ranked_by(Modality::SEMANTIC, &meaning_text(report), ranking, "meaning")?
+            }
+            Evidence::TitleMeaning => {
+                self.ranked_by(Modality::SEMANTIC, &report.title, ranking, "meaning")?
+            }
+            Evidence::Symbols => {
+                self.ranked_by(Modality::STRUCTURAL, &report.title, ranking, "symbol")?
+            }
+            Evidence::Literals => self.literals_list(report)?,
+            Evidence::Definitions => self.definitions_list(report)?,
+            Evidence::Files => self.named_files_list(report),
+            Evidence::Neighbours => self.neighbours_list(report)?,
+        };
+        Ok(EvidenceList { list, files })
+    }
+
+    /// A modality's files for `text` (a part of the report), each by its
+    /// best hit.
+    fn ranked_by(
+        &self,
+        modality: Modality,
+        text: &str,
+        ranking: &RankingConfig,
+        kind: &'static str,
+    ) -> Result<Vec<(FileId, Tie)>> {
+        if text.trim().is_empty() {
+            return Ok(Vec::new());
+        }
+        let query = Query::with_mode(text, MatchMode::Keyword, false)?;
+        // Several hits may fall in one file.
+        let hits = self.retriever(modality, ranking)?.search(&query, LIST_DEPTH * 3)?;
+        let mut seen = std::collections::HashSet::new();
+        Ok(hits
+            .iter()
+            .filter(|h| seen.insert(h.file))
+            .take(LIST_DEPTH)
+            .map(|h| (h.file, Tie { kind, detail: String::new(), line: Some(h.lines.start()) }))
+            .collect())
     }
 
     /// A file's result, through the lines around the one that ties it to
@@ -244,49 +388,9 @@ impl Index {
         self.result(chunk, file, span, score, ranks)
     }
 
-    /// BM25 over the whole report, files by their best fragments.
-    fn words_list(&self, text: &str, ranking: &RankingConfig) -> Result<EvidenceList> {
-        let query = Query::with_mode(text, MatchMode::Keyword, false)?;
-        let hits = self.retriever(Modality::TEXT, ranking)?.search(&query, LIST_DEPTH)?;
-        Ok(EvidenceList { name: "words", files: self.first_per_file(&hits, "words") })
-    }
-
-    /// The meaning of the report's title and first paragraphs.
-    fn meaning_list(
-        &self,
-        report: &ReportAnalysis,
-        ranking: &RankingConfig,
-    ) -> Result<EvidenceList> {
-        let mut text = report.title.clone();
-        for line in report.prose.lines().skip(1) {
-            if text.len() >= SEMANTIC_CHARS {
-                break;
-            }
-            text.push('\n');
-            text.push_str(line);
-        }
-        let end = (0..=SEMANTIC_CHARS.min(text.len())).rev().find(|&i| text.is_char_boundary(i));
-        text.truncate(end.unwrap_or(0));
-        if text.trim().is_empty() {
-            return Ok(EvidenceList { name: "meaning", files: Vec::new() });
-        }
-        let query = Query::new(text)?;
-        let hits = self.retriever(Modality::SEMANTIC, ranking)?.search(&query, LIST_DEPTH * 3)?;
-        Ok(EvidenceList { name: "meaning", files: self.first_per_file(&hits, "meaning") })
-    }
-
-    fn first_per_file(&self, hits: &[maguyva_core::Hit], kind: &'static str) -> Vec<(FileId, Tie)> {
-        let mut seen = std::collections::HashSet::new();
-        hits.iter()
-            .filter(|h| seen.insert(h.file))
-            .take(LIST_DEPTH)
-            .map(|h| (h.file, Tie { kind, detail: String::new(), line: Some(h.lines.start()) }))
-            .collect()
-    }
-
     /// Files defining the names the report gives: a name defined in few
     /// files, written in code and repeated, is the strongest evidence.
-    fn definitions_list(&self, report: &ReportAnalysis) -> Result<EvidenceList> {
+    fn definitions_list(&self, report: &ReportAnalysis) -> Result<Vec<(FileId, Tie)>> {
         let table = self.symbols()?;
         let mut scores: HashMap<FileId, (f32, Tie)> = HashMap::new();
         for ident in &report.identifiers {
@@ -314,12 +418,44 @@ impl Index {
                 entry.0 += weight;
             }
         }
-        Ok(EvidenceList { name: "definitions", files: ranked(scores) })
+        Ok(ranked(scores))
+    }
+
+    /// Files holding the fixed parts of the report's error messages and
+    /// quoted literals (the text between the values a message quotes),
+    /// a part found in fewer files counting more.
+    fn literals_list(&self, report: &ReportAnalysis) -> Result<Vec<(FileId, Tie)>> {
+        let text = self.text()?;
+        let mut scores: HashMap<FileId, (f32, Tie)> = HashMap::new();
+        for piece in literal_pieces(report) {
+            let hits = text.literal(
+                &self.content,
+                &self.fragments,
+                &piece,
+                false,
+                MAX_DEFINING_FILES + 1,
+            )?;
+            let mut files: Vec<(FileId, u32)> = Vec::new();
+            for h in &hits {
+                if !files.iter().any(|(f, _)| *f == h.file) {
+                    files.push((h.file, h.lines.start()));
+                }
+            }
+            if files.is_empty() || files.len() > MAX_DEFINING_FILES {
+                continue;
+            }
+            let weight = 1.0 / files.len() as f32;
+            for (file, line) in files {
+                let tie = Tie { kind: "message", detail: piece.clone(), line: Some(line) };
+                scores.entry(file).or_insert((0.0, tie)).0 += weight;
+            }
+        }
+        Ok(ranked(scores))
     }
 
     /// The graph's neighbours of the definitions the report names, each
     /// definition weighted as in [`Index::definitions_list`].
-    fn neighbours_list(&self, report: &ReportAnalysis) -> Result<EvidenceList> {
+    fn neighbours_list(&self, report: &ReportAnalysis) -> Result<Vec<(FileId, Tie)>> {
         let graph = self.graph()?.graph();
         let mut defs: Vec<(u32, f32)> = Vec::new();
         for ident in &report.identifiers {
@@ -342,12 +478,12 @@ impl Index {
             let entry = scores.entry(file).or_insert((0.0, tie));
             entry.0 += weight;
         }
-        Ok(EvidenceList { name: "neighbours", files: ranked(scores) })
+        Ok(ranked(scores))
     }
 
     /// Files the report names: traceback frames (the last frames, nearest
     /// the failure, first), file paths, and module paths.
-    fn named_files_list(&self, report: &ReportAnalysis) -> EvidenceList {
+    fn named_files_list(&self, report: &ReportAnalysis) -> Vec<(FileId, Tie)> {
         let paths = PathLookup::new(self.manifest.files.iter().map(|f| f.path.as_str()));
         let mut scores: HashMap<FileId, (f32, Tie)> = HashMap::new();
         let mut add = |files: Vec<FileId>, score: f32, tie: Tie| {
@@ -372,8 +508,51 @@ impl Index {
             let tie = Tie { kind: "module", detail: module.clone(), line: None };
             add(paths.by_module(module), 1.5, tie);
         }
-        EvidenceList { name: "files", files: ranked(scores) }
+        ranked(scores)
     }
+}
+
+/// The text a report's meaning is read from: its title and prose, up to
+/// [`SEMANTIC_CHARS`].
+fn meaning_text(report: &ReportAnalysis) -> String {
+    let mut text = report.title.clone();
+    for line in report.prose.lines().skip(1) {
+        if text.len() >= SEMANTIC_CHARS {
+            break;
+        }
+        text.push('\n');
+        text.push_str(line);
+    }
+    let end = (0..=SEMANTIC_CHARS.min(text.len())).rev().find(|&i| text.is_char_boundary(i));
+    text.truncate(end.unwrap_or(0));
+    text
+}
+
+/// Parts of a report's messages and literals fixed enough to be in the
+/// code: split where a message quotes or formats a value, at least 12
+/// characters and two words each.
+fn literal_pieces(report: &ReportAnalysis) -> Vec<String> {
+    const MOST: usize = 16;
+    let mut pieces: Vec<String> = Vec::new();
+    for text in report.messages.iter().chain(&report.literals) {
+        let split = text.split(|c: char| {
+            matches!(c, '\'' | '"' | '`' | '{' | '}' | '%' | '<' | '>' | '[' | ']')
+                || c.is_ascii_digit()
+        });
+        for piece in split {
+            let piece = piece.trim_matches(|c: char| {
+                c.is_whitespace() || matches!(c, ':' | ',' | '.' | '(' | ')')
+            });
+            if piece.len() >= 12
+                && piece.split_whitespace().nth(1).is_some()
+                && !pieces.iter().any(|p| p == piece)
+                && pieces.len() < MOST
+            {
+                pieces.push(piece.to_string());
+            }
+        }
+    }
+    pieces
 }
 
 /// How telling a name of the report is: written in code and repeated, and
