@@ -83,17 +83,17 @@ impl Default for ReportWeights {
     fn default() -> ReportWeights {
         ReportWeights {
             words: 1.0,
-            title: 1.4,
-            code: 2.0,
-            literals: 0.7,
-            meaning: 0.7,
-            title_meaning: 0.7,
+            title: 1.0,
+            code: 1.0,
+            literals: 1.0,
+            meaning: 0.3,
+            title_meaning: 1.0,
             symbols: 0.5,
             definitions: 1.4,
             files: 2.0,
-            neighbours: 0.7,
-            k: 5.0,
-            test_factor: 0.3,
+            neighbours: 0.5,
+            k: 10.0,
+            test_factor: 0.5,
         }
     }
 }

@@ -1,0 +1,266 @@
+#!/usr/bin/env python3
+"""Fit the report route's weights on the mined pairs, cross-validated by repository.
+
+  fit.py sample   --pairs pairs.jsonl --out fit-set.jsonl
+  fit.py prepare  --data fit-set.jsonl --mirrors MIRRORS --trees TREES [--maguyva BIN]
+  fit.py evaluate --data fit-set.jsonl --trees TREES --tool 'CMD {root} {qfile} {query}' [--out R.json]
+  fit.py lists    --data fit-set.jsonl --trees TREES --out lists.json [--maguyva BIN]
+  fit.py fit      --lists lists.json [--validate dev-lists.json] [--folds folds.json]
+
+sample: the fitting set, every pair whose text has 60 words or more (the ones most like an issue) and six more of
+each repository (the first by sha1 of instance_id), so every repository counts.
+prepare: writes each pair's repository out at its base commit (`git archive` of the bare mirror
+MIRRORS/OWNER+NAME/repo) into TREES/<instance_id> and indexes it.
+evaluate: runs a tool once per pair on its tree and prints Acc@1/3/5/10 and MRR (the localization benchmark's
+definitions: Acc@k = all edited files among the first k distinct files; MRR over the first 20), overall and per
+language. {query} is the text shell-quoted, {qfile} a file holding it.
+lists: asks `maguyva search --report --explain --json` for each pair and keeps every evidence list.
+fit: coordinate ascent over the lists' weights, the RRF k and the test-file factor (objective: Acc@1 + Acc@5 +
+Acc@10 + MRR), five folds by repository (folds.json); prints the held-out figures overall and per language, the
+words list alone (plain BM25 of the report) beside them, and the weights fitted on all pairs. Needs numpy.
+"""
+import argparse, hashlib, json, os, re, shlex, subprocess, sys, tempfile, time
+
+NAMES = ["words", "title", "code", "literals", "meaning", "title_meaning", "symbols", "definitions", "files",
+         "neighbours"]
+TEST_DIRS = {"test", "tests", "__tests__", "spec", "specs", "testing", "testdata", "test_data", "fixtures", "example",
+             "examples", "bench", "benches", "benchmark", "benchmarks", "e2e", "sample", "samples", "snippets", "demo",
+             "demos", "doc", "docs"}
+
+
+def rows_of(path):
+    return [json.loads(line) for line in open(path)]
+
+
+def sample(a):
+    rows = rows_of(a.pairs)
+    by_repo = {}
+    for r in rows:
+        by_repo.setdefault(r["repo"], []).append(r)
+    keep = {r["instance_id"] for r in rows if len(r["problem_statement"].split()) >= 60}
+    for rs in by_repo.values():
+        rs = sorted(rs, key=lambda r: hashlib.sha1(r["instance_id"].encode()).hexdigest())
+        keep.update(r["instance_id"] for r in rs[:6])
+    with open(a.out, "w") as f:
+        for r in rows:
+            if r["instance_id"] in keep:
+                f.write(json.dumps(r) + "\n")
+    print(f"{len(keep)} pairs of {len(by_repo)} repositories")
+
+
+def prepare(a):
+    for i, r in enumerate(rows_of(a.data)):
+        root = os.path.join(a.trees, r["instance_id"])
+        if os.path.exists(os.path.join(root, ".done")):
+            continue
+        subprocess.run(["rm", "-rf", root], check=True)
+        os.makedirs(root)
+        git_dir = os.path.join(a.mirrors, r["repo"].replace("/", "+"), "repo")
+        archive = subprocess.Popen(["git", "--git-dir", git_dir, "archive", r["base_commit"]], stdout=subprocess.PIPE)
+        subprocess.run(["tar", "-x", "-C", root], stdin=archive.stdout, check=True)
+        archive.wait()
+        t = time.time()
+        subprocess.run([a.maguyva, "index", "-q", root], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        open(os.path.join(root, ".done"), "w").close()
+        print(f"[{i + 1}] {r['instance_id']} indexed in {time.time() - t:.1f}s", flush=True)
+
+
+def files_of(out):
+    try:
+        d = json.loads(out)
+        items = d.get("results", []) if isinstance(d, dict) else d
+    except json.JSONDecodeError:
+        items = [line.strip().split(":")[0] for line in out.splitlines() if line.strip()]
+    paths = []
+    for it in items:
+        p = it if isinstance(it, str) else it.get("path") if isinstance(it, dict) else None
+        if p and p.removeprefix("./") not in paths:
+            paths.append(p.removeprefix("./"))
+    return paths
+
+
+def scored(gold, got):
+    ranks = [got.index(g) + 1 if g in got else None for g in gold]
+    first = min([x for x in ranks if x] or [0])
+    return (None if None in ranks else max(ranks)), (1.0 / first if first and first <= 20 else 0.0)
+
+
+def report(recs, key):
+    def line(name, xs):
+        acc = lambda k: sum(1 for x in xs if x[0] and x[0] <= k) / len(xs)
+        mrr = sum(x[1] for x in xs) / len(xs)
+        return f"{name:14s} n={len(xs):4d} " + " ".join(f"acc@{k}={acc(k):.3f}" for k in (1, 3, 5, 10)) + f" mrr={mrr:.3f}"
+    print(line("all", [(r["acc_rank"], r["rr"]) for r in recs]))
+    groups = {}
+    for r in recs:
+        groups.setdefault(r[key], []).append((r["acc_rank"], r["rr"]))
+    for name, xs in sorted(groups.items()):
+        print("  " + line(name, xs))
+
+
+def evaluate(a):
+    recs, times = [], []
+    qfile = os.path.join(tempfile.mkdtemp(), "report.txt")
+    for r in rows_of(a.data):
+        root = os.path.join(a.trees, r["instance_id"])
+        if not os.path.exists(os.path.join(root, ".done")):
+            continue
+        with open(qfile, "w") as f:
+            f.write(r["problem_statement"])
+        cmd = (a.tool.replace("{root}", shlex.quote(root)).replace("{qfile}", shlex.quote(qfile))
+               .replace("{query}", shlex.quote(r["problem_statement"])))
+        t = time.perf_counter()
+        out = subprocess.run(cmd, shell=True, capture_output=True, text=True).stdout
+        times.append(time.perf_counter() - t)
+        acc_rank, rr = scored(r["edited_files"], files_of(out))
+        recs.append({"id": r["instance_id"], "language": r.get("language", "?"), "acc_rank": acc_rank, "rr": rr})
+    report(recs, "language")
+    print(f"median time per pair {sorted(times)[len(times) // 2]:.3f}s")
+    if a.out:
+        json.dump(recs, open(a.out, "w"), indent=1)
+
+
+def lists(a):
+    out = []
+    for r in rows_of(a.data):
+        root = os.path.join(a.trees, r["instance_id"])
+        if not os.path.exists(os.path.join(root, ".done")):
+            continue
+        cmd = [a.maguyva, "search", "--json", "--explain", "--report", "-k", "20", "--no-refresh", "--path", root,
+               "--query-file", "-"]
+        p = subprocess.run(cmd, input=r["problem_statement"], capture_output=True, text=True)
+        try:
+            d = json.loads(p.stdout)
+        except json.JSONDecodeError:
+            print("no answer for", r["instance_id"], p.stderr[-200:], file=sys.stderr)
+            continue
+        out.append({"id": r["instance_id"], "repo": r["repo"], "language": r.get("language", "python"),
+                    "gold": r["edited_files"], "lists": (d.get("report") or {}).get("lists", {})})
+    json.dump(out, open(a.out, "w"))
+    print(f"{len(out)} pairs")
+
+
+def is_test(path):
+    parts = path.split("/")
+    if any(d.lower() in TEST_DIRS for d in parts[:-1]):
+        return True
+    stem = parts[-1].rsplit(".", 1)[0]
+    return stem.startswith("test_") or bool(re.search(r"(_test|_spec|Test|Tests|Spec|\.test|\.spec)$", stem))
+
+
+def fit(a):
+    import numpy as np
+
+    folds = json.load(open(a.folds))
+
+    def load(path):
+        out = []
+        for r in json.load(open(path)):
+            if not r["lists"]:
+                continue
+            cands = sorted(set(p for n in NAMES for p in r["lists"].get(n, [])) | set(r["gold"]))
+            idx = {p: i for i, p in enumerate(cands)}
+            ranks = np.full((len(cands), len(NAMES)), np.inf)
+            for j, n in enumerate(NAMES):
+                for rank, p in enumerate(r["lists"].get(n, [])):
+                    ranks[idx[p], j] = min(ranks[idx[p], j], rank)
+            fold = folds.get(r["repo"], int(hashlib.sha1(r["repo"].encode()).hexdigest(), 16) % 5)
+            out.append(dict(ranks=ranks, test=np.array([is_test(p) for p in cands]),
+                            gold=[idx[g] for g in r["gold"]], fold=fold, language=r["language"]))
+        return out
+
+    def evaluate_on(inst, w, k, t):
+        acc, rr = [], []
+        for x in inst:
+            contrib = np.where(np.isinf(x["ranks"]), 0.0, 1.0 / (k + x["ranks"] + 1))
+            s = contrib @ np.array(w) * np.where(x["test"], t, 1.0)
+            ranks = [(s > s[g]).sum() + 1 if s[g] > 0 else np.inf for g in x["gold"]]
+            acc.append(max(ranks))
+            rr.append(1.0 / min(ranks) if min(ranks) <= 20 else 0.0)
+        return np.array(acc), np.array(rr)
+
+    def objective(inst, w, k, t):
+        acc, rr = evaluate_on(inst, w, k, t)
+        return (acc <= 1).mean() + (acc <= 5).mean() + (acc <= 10).mean() + rr.mean()
+
+    def ascend(inst):
+        w, k, t = [1.0] + [0.5] * (len(NAMES) - 1), 10.0, 0.5
+        best = objective(inst, w, k, t)
+        for _ in range(4):
+            improved = False
+            for j in range(1, len(NAMES)):
+                for v in [0, 0.1, 0.2, 0.3, 0.5, 0.7, 1.0, 1.4, 2.0, 3.0]:
+                    w2 = w[:j] + [v] + w[j + 1:]
+                    o = objective(inst, w2, k, t)
+                    if o > best + 1e-9:
+                        best, w, improved = o, w2, True
+            for kv in [3, 5, 10, 20, 40, 60]:
+                o = objective(inst, w, kv, t)
+                if o > best + 1e-9:
+                    best, k, improved = o, kv, True
+            for tv in [0.1, 0.2, 0.3, 0.5, 0.75, 1.0]:
+                o = objective(inst, w, k, tv)
+                if o > best + 1e-9:
+                    best, t, improved = o, tv, True
+            if not improved:
+                break
+        return w, k, t
+
+    def summary(acc, rr):
+        return " ".join(f"acc@{k}={(acc <= k).mean():.3f}" for k in (1, 3, 5, 10)) + f" mrr={rr.mean():.3f} n={len(acc)}"
+
+    inst = load(a.lists)
+    fold_of = np.array([x["fold"] for x in inst])
+    acc, rr = np.zeros(len(inst)), np.zeros(len(inst))
+    for f in sorted(set(fold_of)):
+        held = np.where(fold_of == f)[0]
+        w, k, t = ascend([x for x, g in zip(inst, fold_of) if g != f])
+        acc[held], rr[held] = evaluate_on([inst[i] for i in held], w, k, t)
+        print(f"fold {f}: weights {w} k {k} test factor {t}")
+    words = [evaluate_on([x], [1.0] + [0.0] * (len(NAMES) - 1), 10, 1.0) for x in inst]
+    wacc = np.array([x[0][0] for x in words])
+    wrr = np.array([x[1][0] for x in words])
+    print("held out, by repository:", summary(acc, rr))
+    print("words list alone:       ", summary(wacc, wrr))
+    for language in sorted(set(x["language"] for x in inst)):
+        m = np.array([x["language"] == language for x in inst])
+        print(f"  {language:12s} n={m.sum():4d} held-out acc@5={(acc[m] <= 5).mean():.3f} "
+              f"words alone acc@5={(wacc[m] <= 5).mean():.3f}")
+    w, k, t = ascend(inst)
+    print("fitted on all pairs:", json.dumps({"report": {**dict(zip(NAMES, w)), "k": k, "test_factor": t}}))
+    if a.validate:
+        print("on", a.validate, summary(*evaluate_on(load(a.validate), w, k, t)))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    here = os.path.dirname(os.path.abspath(__file__))
+    s = sub.add_parser("sample")
+    s.add_argument("--pairs", default=os.path.join(here, "pairs.jsonl"))
+    s.add_argument("--out", required=True)
+    s = sub.add_parser("prepare")
+    s.add_argument("--data", required=True)
+    s.add_argument("--mirrors", required=True)
+    s.add_argument("--trees", required=True)
+    s.add_argument("--maguyva", default="maguyva")
+    s = sub.add_parser("evaluate")
+    s.add_argument("--data", required=True)
+    s.add_argument("--trees", required=True)
+    s.add_argument("--tool", required=True)
+    s.add_argument("--out", default="")
+    s = sub.add_parser("lists")
+    s.add_argument("--data", required=True)
+    s.add_argument("--trees", required=True)
+    s.add_argument("--out", required=True)
+    s.add_argument("--maguyva", default="maguyva")
+    s = sub.add_parser("fit")
+    s.add_argument("--lists", required=True)
+    s.add_argument("--validate", default="")
+    s.add_argument("--folds", default=os.path.join(here, "folds.json"))
+    a = ap.parse_args()
+    {"sample": sample, "prepare": prepare, "evaluate": evaluate, "lists": lists, "fit": fit}[a.cmd](a)
+
+
+if __name__ == "__main__":
+    main()
