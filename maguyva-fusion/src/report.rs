@@ -437,6 +437,25 @@ mod tests {
 
     proptest! {
         #[test]
+        fn any_text_is_read_and_what_it_names_is_in_it(text in "(?s)[a-zA-Z0-9_ ./:\"'`(),<>!#\n\r\t\u{e9}\u{1F600}-]{0,300}") {
+            let report = ReportAnalysis::read(&text);
+            let clean = text.replace("\r\n", "\n");
+            for path in report.paths.iter().chain(&report.modules) {
+                prop_assert!(clean.contains(path.as_str()), "{path:?}");
+            }
+            // A literal's prose stands where inline code was taken out.
+            for literal in &report.literals {
+                prop_assert!(literal.split_whitespace().all(|w| clean.contains(w)), "{literal:?}");
+            }
+            for frame in &report.frames {
+                prop_assert!(clean.contains(frame.file.as_str()));
+            }
+            for ident in &report.identifiers {
+                prop_assert!(clean.contains(ident.name.as_str()) && ident.count >= 1);
+            }
+        }
+
+        #[test]
         fn fused_evidence_keeps_the_rrf_invariants(lists in lists(), k in 1.0f32..80.0) {
             let fused = fuse_evidence(&lists, k);
             // One entry per file, best first.

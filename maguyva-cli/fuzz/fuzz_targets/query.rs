@@ -1,5 +1,5 @@
 //! Query handling on arbitrary text: validation, quoting, the intent
-//! classifier, the plan of which retrievers run, and the word splitting
+//! classifier, the reading of a report, the plan of which retrievers run, and the word splitting
 //! the retrievers and file priors use.
 #![no_main]
 
@@ -15,6 +15,10 @@ fuzz_target!(|data: &[u8]| {
     for preset in [Preset::Quick, Preset::Default, Preset::Thorough] {
         request.preset = preset;
         let _ = plan(&request.plan_request(&query), &classification, classification.intent);
+    }
+    // A long question is read as a report.
+    if let Some(report) = maguyva_fusion::ReportAnalysis::of(text) {
+        let _ = report.words();
     }
     let _ = maguyva_core::tokens::content_words(text);
     let _ = maguyva_core::tokens::tokens(text);
