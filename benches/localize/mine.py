@@ -201,6 +201,18 @@ def ext_of(path):
     return name.rsplit(".", 1)[1].lower() if "." in name[1:] else ""
 
 
+# The home and temporary folders of the machine a message was written on
+# (`/home/runner/work/app/src/x.php`) say nothing of the code: they become
+# `~` and `$TMPDIR`, the rest of the path (which does) stays.
+NOT_IN_PATH = r"(?<![\w.$~/\\-])"
+HOME_PATH = re.compile(NOT_IN_PATH + r"(?:(?:/[\w.-]+)*/home/[^/\s\"'`]+|/Users/[^/\s\"'`]+|/root|[A-Za-z]:\\Users\\[^\\\s\"'`]+)(?=[/\\])")
+TEMP_PATH = re.compile(NOT_IN_PATH + r"(?:(?:/private)?/var/folders/[^/\s]+/[^/\s]+|/var/tmp|/tmp)(?=/)")
+
+
+def anonymized(text):
+    return TEMP_PATH.sub("$TMPDIR", HOME_PATH.sub("~", text))
+
+
 def clean_message(text):
     lines = [l.rstrip() for l in text.replace("\r\n", "\n").replace("\r", "\n").split("\n")]
     if "--HG--" in lines:  # history converted from Mercurial: its metadata block closes the message
@@ -219,6 +231,7 @@ def clean_message(text):
         out.append(l)
     s = "\n".join(out).strip()
     s = re.sub(r"\s*\[(skip ci|ci skip)\]", "", s, flags=re.I)
+    s = anonymized(s)
     b = s.encode("utf-8")
     if len(b) > MAX_STATEMENT_BYTES:
         s = b[:MAX_STATEMENT_BYTES].decode("utf-8", "ignore")

@@ -18,7 +18,7 @@ inv.restock(\"abc\", 3)\n\
 \n\
 ```\n\
 Traceback (most recent call last):\n\
-  File \"/home/clerk/app/main.py\", line 4, in <module>\n\
+  File \"/srv/clerk/app/main.py\", line 4, in <module>\n\
   File \"/usr/lib/python3/site-packages/shop/inventory.py\", line 16, in restock\n\
 KeyError: 'abc'\n\
 ```\n";

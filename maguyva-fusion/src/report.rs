@@ -509,7 +509,7 @@ mod tests {
             When I call `convert_to` with a compound unit, the result is wrong. \
             See sympy/physics/units/util.py and sympy.physics.units.quantities for the code.\n\
             ```python\n>>> from pkg.units import convert_to\n>>> convert_to(joule*second, joule)\n```\n\
-            Traceback (most recent call last):\n  File \"/home/u/pkg/units/util.py\", line 98, in convert_to\n\
+            Traceback (most recent call last):\n  File \"/opt/app/pkg/units/util.py\", line 98, in convert_to\n\
             TypeError: can't convert \"expr\" to a unit\n\
             I expected the message \"cannot convert\" to be clearer, and it isn't.";
         let r = ReportAnalysis::of(text).expect("a report");
@@ -520,7 +520,7 @@ mod tests {
         assert_eq!(
             r.frames,
             [Frame {
-                file: "/home/u/pkg/units/util.py".into(),
+                file: "/opt/app/pkg/units/util.py".into(),
                 line: Some(98),
                 function: Some("convert_to".into())
             }]
