@@ -57,7 +57,7 @@ pub use embedder::{EmbedderChoice, VOYAGE_KEY_VAR, VOYAGE_URL_VAR};
 pub use graph_report::{
     CallerRef, CallersReport, DefinitionRef, DependentRef, FileRef, ImpactReport,
 };
-pub use locate::{ReportReport, ReportWeights, Tie};
+pub use locate::{ReportReport, ReportWeights, Tie, TieKind};
 pub use outlines::{OUTLINES_FILE, OUTLINES_FORMAT};
 pub use ranking::{Base, CentralityScale, DEFAULT_CENTRALITY_FACTOR, RankingConfig};
 pub use references::{Confidence, FileReference, ReferenceKind};

@@ -22,22 +22,6 @@ const SEMANTIC_CHARS: usize = 2000;
 /// A name defined in more files than this says nothing of where to look.
 const MAX_DEFINING_FILES: usize = 12;
 
-/// Ties from the most specific to the least: the line shown is the first
-/// tie's that has one.
-const TIE_ORDER: [&str; 11] = [
-    "frame",
-    "path",
-    "module",
-    "message",
-    "definition",
-    "neighbour",
-    "symbol",
-    "code",
-    "title",
-    "words",
-    "meaning",
-];
-
 /// Lines shown before and after the line that ties a file to a report.
 const CONTEXT_LINES: u32 = 3;
 
@@ -192,12 +176,60 @@ pub struct ReportReport {
     pub lists: BTreeMap<&'static str, Vec<String>>,
 }
 
+/// What kind of evidence ties a file to a report, from the most specific
+/// to the least: a result is shown at the line of its most specific tie
+/// that has one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TieKind {
+    /// A traceback frame runs through it.
+    Frame,
+    /// The report names its path.
+    Path,
+    /// The report names its module.
+    Module,
+    /// It holds the fixed text of an error message or quoted literal.
+    Message,
+    /// It defines a name the report gives.
+    Definition,
+    /// It calls, or is called by, a definition the report names.
+    Neighbour,
+    /// It defines something like the report's title.
+    Symbol,
+    /// The words of the report's code.
+    Code,
+    /// The words of the report's title.
+    Title,
+    /// The report's words.
+    Words,
+    /// The report's meaning.
+    Meaning,
+}
+
+impl TieKind {
+    /// How a result's text says it.
+    fn phrase(self) -> &'static str {
+        match self {
+            TieKind::Frame => "frame",
+            TieKind::Path => "path",
+            TieKind::Module => "module",
+            TieKind::Message => "the message",
+            TieKind::Definition => "definition of",
+            TieKind::Neighbour => "calls or is called by",
+            TieKind::Symbol => "a definition like the title",
+            TieKind::Code => "its code's words",
+            TieKind::Title => "its title's words",
+            TieKind::Words => "its words",
+            TieKind::Meaning => "its meaning",
+        }
+    }
+}
+
 /// Why a file is in a report's answer.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Tie {
-    /// `frame`, `path`, `module`, `message`, `definition`, `neighbour`,
-    /// `symbol`, `code`, `title`, `words` or `meaning`.
-    pub kind: &'static str,
+    /// The kind of evidence.
+    pub kind: TieKind,
     /// What ties it: the name defined, the path or frame as written.
     #[serde(skip_serializing_if = "String::is_empty")]
     pub detail: String,
@@ -209,20 +241,7 @@ pub struct Tie {
 impl std::fmt::Display for Tie {
     /// `definition of convert_to (line 98)`, `frame pkg/util.py (line 12)`.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let kind = match self.kind {
-            "definition" => "definition of",
-            "neighbour" => "calls or is called by",
-            "message" => "the message",
-            "symbol" => "a definition like the title",
-            "words" => "its words",
-            "title" => "its title's words",
-            "code" => "its code's words",
-            "meaning" => "its meaning",
-            "path" => "path",
-            "module" => "module",
-            other => other,
-        };
-        f.write_str(kind)?;
+        f.write_str(self.kind.phrase())?;
         if !self.detail.is_empty() {
             write!(f, " {}", self.detail)?;
         }
@@ -275,7 +294,7 @@ impl Index {
                 .iter()
                 .filter_map(|l| l.files.iter().find(|(f, _)| *f == file).map(|(_, t)| t))
                 .collect();
-            ties.sort_by_key(|t| TIE_ORDER.iter().position(|k| *k == t.kind));
+            ties.sort_by_key(|t| t.kind);
             // The meaning of the title and of the prose tie alike.
             ties.dedup_by(|a, b| a.kind == b.kind && a.detail == b.detail);
             let line = ties.iter().find_map(|t| t.line);
@@ -322,17 +341,26 @@ impl Index {
         ranking: &RankingConfig,
     ) -> Result<EvidenceList> {
         let files = match list {
-            Evidence::Words => self.ranked_by(Modality::TEXT, &report.words(), ranking, "words")?,
-            Evidence::Title => self.ranked_by(Modality::TEXT, &report.title, ranking, "title")?,
-            Evidence::Code => self.ranked_by(Modality::TEXT, &report.code, ranking, "code")?,
-            Evidence::Meaning => {
-                self.ranked_by(Modality::SEMANTIC, &meaning_text(report), ranking, "meaning")?
+            Evidence::Words => {
+                self.ranked_by(Modality::TEXT, &report.words(), ranking, TieKind::Words)?
             }
+            Evidence::Title => {
+                self.ranked_by(Modality::TEXT, &report.title, ranking, TieKind::Title)?
+            }
+            Evidence::Code => {
+                self.ranked_by(Modality::TEXT, &report.code, ranking, TieKind::Code)?
+            }
+            Evidence::Meaning => self.ranked_by(
+                Modality::SEMANTIC,
+                &meaning_text(report),
+                ranking,
+                TieKind::Meaning,
+            )?,
             Evidence::TitleMeaning => {
-                self.ranked_by(Modality::SEMANTIC, &report.title, ranking, "meaning")?
+                self.ranked_by(Modality::SEMANTIC, &report.title, ranking, TieKind::Meaning)?
             }
             Evidence::Symbols => {
-                self.ranked_by(Modality::STRUCTURAL, &report.title, ranking, "symbol")?
+                self.ranked_by(Modality::STRUCTURAL, &report.title, ranking, TieKind::Symbol)?
             }
             Evidence::Literals => self.literals_list(report)?,
             Evidence::Definitions => self.definitions_list(report)?,
@@ -349,7 +377,7 @@ impl Index {
         modality: Modality,
         text: &str,
         ranking: &RankingConfig,
-        kind: &'static str,
+        kind: TieKind,
     ) -> Result<Vec<(FileId, Tie)>> {
         if text.trim().is_empty() {
             return Ok(Vec::new());
@@ -410,7 +438,8 @@ impl Index {
             }
             let weight = name_weight(ident, defining.len());
             for (file, line) in defining {
-                let tie = Tie { kind: "definition", detail: name.to_string(), line: Some(line) };
+                let tie =
+                    Tie { kind: TieKind::Definition, detail: name.to_string(), line: Some(line) };
                 let entry = scores.entry(file).or_insert((0.0, tie.clone()));
                 if weight > entry.0 {
                     entry.1 = tie;
@@ -446,7 +475,7 @@ impl Index {
             }
             let weight = 1.0 / files.len() as f32;
             for (file, line) in files {
-                let tie = Tie { kind: "message", detail: piece.clone(), line: Some(line) };
+                let tie = Tie { kind: TieKind::Message, detail: piece.clone(), line: Some(line) };
                 scores.entry(file).or_insert((0.0, tie)).0 += weight;
             }
         }
@@ -474,7 +503,7 @@ impl Index {
             let detail =
                 graph.node_definition(node).map(|(_, d)| d.name.clone()).unwrap_or_default();
             let line = graph.node_definition(node).map(|(_, d)| d.lines.start());
-            let tie = Tie { kind: "neighbour", detail, line };
+            let tie = Tie { kind: TieKind::Neighbour, detail, line };
             let entry = scores.entry(file).or_insert((0.0, tie));
             entry.0 += weight;
         }
@@ -484,6 +513,10 @@ impl Index {
     /// Files the report names: traceback frames (the last frames, nearest
     /// the failure, first), file paths, and module paths.
     fn named_files_list(&self, report: &ReportAnalysis) -> Vec<(FileId, Tie)> {
+        // Most reports name no file: the index's paths are not looked up.
+        if report.frames.is_empty() && report.paths.is_empty() && report.modules.is_empty() {
+            return Vec::new();
+        }
         let paths = PathLookup::new(self.manifest.files.iter().map(|f| f.path.as_str()));
         let mut scores: HashMap<FileId, (f32, Tie)> = HashMap::new();
         let mut add = |files: Vec<FileId>, score: f32, tie: Tie| {
@@ -497,15 +530,15 @@ impl Index {
         for (i, frame) in report.frames.iter().enumerate() {
             // Later frames are nearer the failure.
             let score = 2.0 + (i + 1) as f32 / frames as f32;
-            let tie = Tie { kind: "frame", detail: frame.file.clone(), line: frame.line };
+            let tie = Tie { kind: TieKind::Frame, detail: frame.file.clone(), line: frame.line };
             add(paths.by_path(&frame.file), score, tie);
         }
         for path in &report.paths {
-            let tie = Tie { kind: "path", detail: path.clone(), line: None };
+            let tie = Tie { kind: TieKind::Path, detail: path.clone(), line: None };
             add(paths.by_path(path), 3.0, tie);
         }
         for module in &report.modules {
-            let tie = Tie { kind: "module", detail: module.clone(), line: None };
+            let tie = Tie { kind: TieKind::Module, detail: module.clone(), line: None };
             add(paths.by_module(module), 1.5, tie);
         }
         ranked(scores)

@@ -605,18 +605,8 @@ impl Index {
                 r.admitted = Some(Admission::whole(by, prepared.query.text()));
             }
         }
-        // Left out before the budget, which then spends on what remains.
-        let changed = match leave_out_changed {
-            true => self.changed_paths(),
-            false => Vec::new(),
-        };
-        results.retain(|r| !changed.contains(&r.path));
-        let budget = request.max_tokens.map(|max| {
-            let (kept, report) =
-                crate::budget::pack(std::mem::take(&mut results), max, &request.text);
-            results = kept;
-            report
-        });
+        let (results, changed, budget) =
+            self.leave_out_and_pack(request, results, leave_out_changed);
         timings_ms.insert("total".to_string(), crate::millis(start.elapsed()));
         let classification = prepared.classification;
         Ok(SearchResponse {
@@ -640,6 +630,29 @@ impl Index {
         })
     }
 
+    /// The results without the files changed since the index was built
+    /// (with `leave_out_changed`), then within the request's token budget:
+    /// left out before the budget, which then spends on what remains.
+    fn leave_out_and_pack(
+        &self,
+        request: &SearchRequest,
+        mut results: Vec<SearchResult>,
+        leave_out_changed: bool,
+    ) -> (Vec<SearchResult>, Vec<String>, Option<BudgetReport>) {
+        let changed = match leave_out_changed {
+            true => self.changed_paths(),
+            false => Vec::new(),
+        };
+        results.retain(|r| !changed.contains(&r.path));
+        match request.max_tokens {
+            Some(max) => {
+                let (kept, budget) = crate::budget::pack(results, max, &request.text);
+                (kept, changed, Some(budget))
+            }
+            None => (results, changed, None),
+        }
+    }
+
     /// Runs a report through the report route.
     fn search_report(
         &self,
@@ -650,18 +663,10 @@ impl Index {
     ) -> Result<SearchResponse> {
         request.query()?;
         let mut timings_ms = BTreeMap::new();
-        let (mut results, modalities, explained) =
+        let (results, modalities, explained) =
             self.answer_report(request, report, &mut timings_ms)?;
-        let changed = match leave_out_changed {
-            true => self.changed_paths(),
-            false => Vec::new(),
-        };
-        results.retain(|r| !changed.contains(&r.path));
-        let budget = request.max_tokens.map(|max| {
-            let (kept, b) = crate::budget::pack(std::mem::take(&mut results), max, &request.text);
-            results = kept;
-            b
-        });
+        let (results, changed, budget) =
+            self.leave_out_and_pack(request, results, leave_out_changed);
         timings_ms.insert("total".to_string(), crate::millis(start.elapsed()));
         Ok(SearchResponse {
             query: request.text.clone(),
