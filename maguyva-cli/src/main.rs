@@ -257,6 +257,14 @@ struct SearchArgs {
     /// (estimated: one per 3 bytes of a result's location and snippet).
     #[arg(long, value_name = "N", value_parser = token_budget)]
     max_tokens: Option<usize>,
+    /// Show each result's best lines within this many tokens (estimated as
+    /// for --max-tokens); 0 shows each file's whole best fragment.
+    #[arg(long, value_name = "N", default_value_t = maguyva_cli::engine::budget::DEFAULT_SNIPPET_TOKENS)]
+    snippet_tokens: usize,
+    /// Show up to N units of each file: after the fragment the file ranked
+    /// by, its other fragments that hold at least half of the query's words.
+    #[arg(long, value_name = "N", default_value_t = maguyva_cli::engine::units::DEFAULT_PER_FILE, value_parser = clap::value_parser!(u16).range(1..).map(usize::from))]
+    per_file: usize,
     /// When to colour output.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
     color: ColorChoice,
@@ -332,6 +340,27 @@ struct EvalArgs {
     /// The checkouts of the validation benchmark.
     #[arg(long, value_name = "DIR")]
     validation_checkouts: Option<PathBuf>,
+    /// Also measure what answers cost an agent in tokens (cl100k_base): recall
+    /// of the labels within 500 to 8,000 tokens of results read in order,
+    /// and the tokens read up to the first labelled file (doc/evaluation.md).
+    #[arg(long, conflicts_with_all = ["tune", "ablate"])]
+    tokens: bool,
+    /// With --tokens: also ask each query under this budget, and report how
+    /// often the packed answer holds a labelled file.
+    #[arg(long, value_name = "N", requires = "tokens", value_parser = token_budget)]
+    max_tokens: Option<usize>,
+    /// With --tokens: a peer's answers to score the same way, as JSON lines
+    /// of {repo, query, results: [{path, start_line, end_line}]} with paths
+    /// relative to the searched folder.
+    #[arg(long, value_name = "FILE", requires = "tokens")]
+    peer_answers: Option<PathBuf>,
+    /// With --tokens: each result's snippet budget, as `search` takes it (0:
+    /// whole fragments).
+    #[arg(long, value_name = "N", requires = "tokens", default_value_t = maguyva_cli::engine::budget::DEFAULT_SNIPPET_TOKENS)]
+    snippet_tokens: usize,
+    /// With --tokens: units shown per file, as `search` takes it.
+    #[arg(long, value_name = "N", requires = "tokens", default_value_t = maguyva_cli::engine::units::DEFAULT_PER_FILE, value_parser = clap::value_parser!(u16).range(1..).map(usize::from))]
+    per_file: usize,
     /// Print the full report, with every query, as JSON.
     #[arg(long)]
     json: bool,
@@ -626,6 +655,8 @@ fn search(args: SearchArgs) -> Result<ExitCode> {
         preset: args.preset,
         explain: args.explain,
         max_tokens: args.max_tokens,
+        snippet_tokens: (args.snippet_tokens > 0).then_some(args.snippet_tokens),
+        per_file: args.per_file,
         as_report: args.report,
     };
     // Validate before any indexing work, so a bad query fails fast.
@@ -758,6 +789,12 @@ fn evaluate(args: EvalArgs) -> Result<ExitCode> {
             ranking: ranking.clone(),
             variants: variants.clone(),
             nonsense: nonsense.clone(),
+            tokens: args.tokens.then(|| eval::TokenOptions {
+                max_tokens: args.max_tokens,
+                peer_answers: args.peer_answers.clone(),
+                snippet_tokens: (args.snippet_tokens > 0).then_some(args.snippet_tokens),
+                per_file: args.per_file,
+            }),
         };
         let report = eval::run(&opts, &mut |line| note(line))?;
         if !args.json {
@@ -817,6 +854,7 @@ fn compare_embedders(
                     ranking: ranking.clone(),
                     variants: vec![eval::Variant::preset(args.preset, modalities)],
                     nonsense: Vec::new(),
+                    tokens: None,
                 };
                 note(&format!("embedder {name}"));
                 eval::run(&opts, &mut |line| note(line))

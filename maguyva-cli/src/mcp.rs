@@ -34,6 +34,13 @@ lines around it. Give `max_tokens` to keep an answer within your context.";
 /// Results a tool returns unless told otherwise.
 const DEFAULT_K: usize = 10;
 
+/// Tokens a `search` answer takes at most unless told otherwise: ten
+/// results cut to their best lines fit well within it.
+const DEFAULT_SEARCH_TOKENS: usize = 2_000;
+
+/// The most pieces of one file `search` shows.
+const MAX_PER_FILE: usize = 10;
+
 /// Lines `read` returns when no end is given.
 const DEFAULT_READ_LINES: u32 = 200;
 
@@ -89,6 +96,9 @@ pub struct SearchParams {
     pub intent: Option<String>,
     /// Run only these retrievers (semantic, text, structural, graph); several are fused.
     pub modalities: Option<Vec<String>>,
+    /// Show up to this many pieces of each file: after the one it ranked by, its other
+    /// fragments holding at least half of the question's words. Default 1.
+    pub per_file: Option<usize>,
 }
 
 /// `locate`'s arguments.
@@ -558,13 +568,17 @@ impl McpServer {
     /// Search the repository in plain words.
     #[tool(description = "Search the repository for code that answers a question in plain words \
         (\"how are sessions signed\", \"where is the retry policy\"), a name, or a \"quoted\" \
-        exact string. Returns the best fragment of each matching file, best first, with its \
-        path, lines, score and the rank each retriever gave it.")]
+        exact string. Returns each matching file's best lines (about a dozen: the definition \
+        asked, or the lines with the question's words), best first, with path, lines, score \
+        and the rank each retriever gave it, within 2,000 tokens unless `max_tokens` says \
+        otherwise.")]
     async fn search(
         &self,
         Parameters(p): Parameters<SearchParams>,
     ) -> Result<CallToolResult, ErrorData> {
         let mut r = request(&p.query, &p.size);
+        r.max_tokens = Some(p.size.max_tokens.unwrap_or(DEFAULT_SEARCH_TOKENS).max(1));
+        r.per_file = p.per_file.unwrap_or(1).clamp(1, MAX_PER_FILE);
         if let Some(preset) = &p.preset {
             match preset.parse::<Preset>() {
                 Ok(preset) => r.preset = preset,

@@ -180,3 +180,57 @@ fn tune_learns_a_ranking_that_search_and_eval_accept() {
     let search = repo.run(&["search", "cart", "--ranking", &out]);
     assert_eq!(search.code, 0, "{}", search.stderr);
 }
+
+#[test]
+fn eval_measures_what_answers_cost_in_tokens_beside_a_peer() {
+    let bench = FixtureBench::new();
+    // A peer that answers every query with its labelled file's first three
+    // lines, then a file no query wants.
+    let mut lines = String::new();
+    for (lang, cart, pricing, inventory) in LANGUAGES {
+        for (query, file) in [
+            ("add units of a product to the warehouse stock", inventory),
+            ("how discounts change the price of an order", pricing),
+            ("the shopping cart holding items", cart),
+        ] {
+            let line = serde_json::json!({"repo": lang, "query": query, "results": [
+                {"path": file, "start_line": 1, "end_line": 3},
+                {"path": "missing.txt", "start_line": 1, "end_line": 9},
+            ]});
+            lines.push_str(&format!("{line}\n"));
+        }
+    }
+    let peer = bench.dir.write("peer.jsonl", lines);
+    let peer = peer.display().to_string();
+    let run = bench.eval(&["--json", "--tokens", "--max-tokens", "1000", "--peer-answers", &peer]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let tokens = report["tokens"].as_array().unwrap();
+    assert_eq!(tokens.len(), 2);
+    assert_eq!(tokens[0]["system"], "maguyva");
+    assert_eq!(tokens[1]["system"], "peer");
+    let ours = &tokens[0]["overall"];
+    assert_eq!(ours["queries"], 3 * LANGUAGES.len());
+    let recall: Vec<f64> =
+        ours["recall"].as_array().unwrap().iter().map(|r| r.as_f64().unwrap()).collect();
+    assert!(recall.windows(2).all(|w| w[0] <= w[1]), "recall grows with the budget: {recall:?}");
+    assert!(recall[4] > 0.9, "{recall:?}");
+    assert!(ours["packed"].as_f64().unwrap() > 0.9, "{ours}");
+    let theirs = &tokens[1]["overall"];
+    assert_eq!(theirs["recall"][0], 1.0, "{theirs}");
+    assert!(theirs["first_mean"].as_f64().unwrap() < 100.0, "{theirs}");
+    assert!(theirs.get("packed").is_none());
+    for q in report["queries"].as_array().unwrap() {
+        let (total, first) = (q["tokens"]["total"].as_u64(), q["tokens"]["first"].as_u64());
+        assert!(first == Some(32_000) || total >= first, "{q}");
+    }
+    let text = bench.eval(&["--tokens", "--peer-answers", &peer]);
+    assert!(text.stdout.contains("tokens (cl100k_base"), "{}", text.stdout);
+    assert!(text.stdout.contains("  by language"), "{}", text.stdout);
+    // A peer file that is not one is an error that names the line.
+    bench.dir.write("bad.jsonl", "{\"repo\": 1}\n");
+    let bad = bench.path("bad.jsonl");
+    let run = bench.eval(&["--tokens", "--peer-answers", &bad]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("bad.jsonl:1"), "{}", run.stderr);
+}

@@ -87,6 +87,19 @@ async fn a_client_lists_and_calls_every_tool_and_sees_edits() {
     assert!(text(&r).starts_with("shop/pricing.py:"));
     let first = &r.structured_content.as_ref().unwrap()["results"][0];
     assert!(first["ranks"].is_object() && first["start_line"].is_u64());
+    // An answer an agent can afford unless told otherwise.
+    assert_eq!(r.structured_content.as_ref().unwrap()["budget"]["max_tokens"], 2000);
+    // More than one piece of a file when asked.
+    let r = client
+        .call_tool(call(
+            "search",
+            json!({"query": "price discount percentage", "k": 1, "per_file": 3}),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(r.is_error, Some(false), "{}", text(&r));
+    let shown = paths(&r);
+    assert!(!shown.is_empty() && shown.len() <= 3 && shown.iter().all(|p| p == &shown[0]));
 
     // A bug report, whole, finds the file to change, with what ties it.
     let report = "Restocking with a lower-case product code crashes\n\nWhen a clerk adds units \

@@ -297,3 +297,48 @@ fn collect_timings(v: &serde_json::Value, timing: bool, out: &mut Vec<serde_json
         _ => {}
     }
 }
+
+#[test]
+fn results_show_best_lines_whole_fragments_or_several_pieces_as_asked() {
+    let repo = Repo::empty();
+    // Two long functions, each with the answer in its middle.
+    let body = |name: &str, line: &str| {
+        let mut f = format!("def {name}(orders, years):\n");
+        for i in 0..40 {
+            f.push_str(&format!("    total_{i} = sum(order.amount for order in orders[{i}:])\n"));
+        }
+        f.push_str(line);
+        for i in 40..80 {
+            f.push_str(&format!("    total_{i} = sum(order.amount for order in orders[{i}:])\n"));
+        }
+        f
+    };
+    let text = format!(
+        "{}\n\n{}",
+        body(
+            "process_orders",
+            "    loyalty = loyalty_discount(years)  # the discount grows with years\n"
+        ),
+        body("summarize_orders", "    report = loyalty_discount(years)  # the same discount\n")
+    );
+    repo.write("shop/loyalty.py", &text);
+    repo.write("shop/other.py", "def unrelated():\n    return 1\n");
+    let query = "loyalty discount years";
+    let (run, shown) = repo.search_json(query, &["-k", "1"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let (run, whole) = repo.search_json(query, &["-k", "1", "--snippet-tokens", "0"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let lines = |j: &serde_json::Value, i: usize| {
+        j["results"][i]["snippet"].as_str().unwrap().lines().count()
+    };
+    assert!(lines(&shown, 0) < lines(&whole, 0), "{shown}");
+    assert!(shown["results"][0]["snippet"].as_str().unwrap().contains("loyalty"), "{shown}");
+    let (run, many) = repo.search_json(query, &["-k", "1", "--per-file", "2"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let results = many["results"].as_array().unwrap();
+    assert_eq!(results.len(), 2, "{many}");
+    assert!(results.iter().all(|r| r["path"] == "shop/loyalty.py"));
+    assert_ne!(results[0]["start_line"], results[1]["start_line"]);
+    let run = repo.run(&["search", query, "--per-file", "0"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+}

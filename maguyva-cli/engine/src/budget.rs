@@ -19,6 +19,10 @@ use serde::Serialize;
 /// Bytes counted as one token.
 pub const BYTES_PER_TOKEN: usize = 3;
 
+/// The estimated tokens a result shows unless asked otherwise: its best
+/// lines (about a dozen lines of code) rather than its whole fragment.
+pub const DEFAULT_SNIPPET_TOKENS: usize = 150;
+
 /// The estimated tokens of `text`.
 pub fn estimate_tokens(text: &str) -> usize {
     text.len().div_ceil(BYTES_PER_TOKEN)
@@ -92,16 +96,10 @@ pub fn query_words(query: &str) -> Vec<String> {
     words
 }
 
-/// `r` cut to the most lines around its best line that fit in
-/// `max_tokens`: the line of its definition if it has one, else the line
-/// holding the most of `words`, else its first line that is not blank;
-/// the lines after it are taken first, then the ones before. `None` when
-/// not even that line fits.
-pub fn cut_to_fit(r: &SearchResult, max_tokens: usize, words: &[String]) -> Option<SearchResult> {
-    let lines: Vec<&str> = r.snippet.lines().collect();
-    if lines.is_empty() {
-        return None;
-    }
+/// The index of the line of `lines` that best answers: the line of its
+/// definition if it has one, else the line holding the most of `words`,
+/// else its first line that is not blank.
+fn anchor(r: &SearchResult, lines: &[&str], words: &[String]) -> usize {
     let matches = |l: &str| {
         let l = l.to_lowercase();
         words.iter().filter(|w| l.contains(w.as_str())).count()
@@ -111,34 +109,74 @@ pub fn cut_to_fit(r: &SearchResult, max_tokens: usize, words: &[String]) -> Opti
         .and_then(|d| d.checked_sub(r.start_line))
         .map(|i| i as usize)
         .filter(|&i| i < lines.len());
+    if let Some(i) = defined {
+        return i;
+    }
     let best = (0..lines.len()).max_by_key(|&i| (matches(lines[i]), std::cmp::Reverse(i)));
-    let first_text = (0..lines.len()).find(|&i| !lines[i].trim().is_empty());
-    let anchor = match defined {
+    match best.filter(|&i| matches(lines[i]) > 0) {
         Some(i) => i,
-        None => match best.filter(|&i| matches(lines[i]) > 0) {
-            Some(i) => i,
-            None => first_text.unwrap_or(0),
-        },
-    };
-    let window = |a: usize, b: usize| -> SearchResult {
-        let mut cut = r.clone();
-        cut.snippet = lines[a..=b].join("\n");
-        cut.start_line = r.start_line + a as u32;
-        cut.end_line = r.start_line + b as u32;
-        cut
-    };
-    let fits = |a: usize, b: usize| result_tokens(&window(a, b)) <= max_tokens;
-    if !fits(anchor, anchor) {
+        None => (0..lines.len()).find(|&i| !lines[i].trim().is_empty()).unwrap_or(0),
+    }
+}
+
+/// `r` showing only `lines[a..=b]` of its snippet.
+fn window(r: &SearchResult, lines: &[&str], a: usize, b: usize) -> SearchResult {
+    let mut cut = r.clone();
+    cut.snippet = lines[a..=b].join("\n");
+    cut.start_line = r.start_line + a as u32;
+    cut.end_line = r.start_line + b as u32;
+    cut
+}
+
+/// `r` cut to the most lines around its best line ([`anchor`]) that fit
+/// in `max_tokens`: the lines after it are taken first, then the ones
+/// before. `None` when not even that line fits.
+pub fn cut_to_fit(r: &SearchResult, max_tokens: usize, words: &[String]) -> Option<SearchResult> {
+    let lines: Vec<&str> = r.snippet.lines().collect();
+    if lines.is_empty() {
         return None;
     }
-    let (mut a, mut b) = (anchor, anchor);
+    let at = anchor(r, &lines, words);
+    let fits = |a: usize, b: usize| result_tokens(&window(r, &lines, a, b)) <= max_tokens;
+    if !fits(at, at) {
+        return None;
+    }
+    let (mut a, mut b) = (at, at);
     while b + 1 < lines.len() && fits(a, b + 1) {
         b += 1;
     }
     while a > 0 && fits(a - 1, b) {
         a -= 1;
     }
-    Some(window(a, b))
+    Some(window(r, &lines, a, b))
+}
+
+/// Each result costing more than `max_tokens` cut to its best lines that
+/// fit ([`cut_to_fit`]), or to its best line alone when even that line is
+/// longer: what an answer shows of a file is the part that answers, not
+/// the whole fragment the file ranked by. Returns how many were cut.
+pub fn shape(results: &mut [SearchResult], max_tokens: usize, query: &str) -> usize {
+    let words = query_words(query);
+    let mut cut = 0;
+    for r in results.iter_mut() {
+        if result_tokens(r) <= max_tokens {
+            continue;
+        }
+        let lines: Vec<&str> = r.snippet.lines().collect();
+        if lines.is_empty() {
+            continue;
+        }
+        let shaped = match cut_to_fit(r, max_tokens, &words) {
+            Some(c) => c,
+            None => {
+                let at = anchor(r, &lines, &words);
+                window(r, &lines, at, at)
+            }
+        };
+        *r = shaped;
+        cut += 1;
+    }
+    cut
 }
 
 #[cfg(test)]
@@ -196,6 +234,27 @@ mod tests {
         assert!(cut.start_line <= 14 && cut.end_line >= 14, "{:?}", cut.snippet);
         assert!(cut.snippet.contains("pub fn parse_config"), "{:?}", cut.snippet);
         assert!(!cut.snippet.contains("use std"), "{:?}", cut.snippet);
+    }
+
+    #[test]
+    fn shaping_keeps_small_results_and_cuts_large_ones_to_their_best_lines() {
+        let body: String = (0..60).map(|i| format!("    let v{i} = compute({i});\n")).collect();
+        let snippet =
+            format!("use std::io;\n{body}fn retry_policy() {{\n    backoff()\n}}\n{body}");
+        let mut rs = vec![result("small.rs", "fn retry() {}", 1), result("big.rs", &snippet, 1)];
+        let small = rs[0].clone();
+        assert_eq!(shape(&mut rs, 40, "the retry_policy"), 1);
+        assert_eq!(rs[0], small);
+        let big = &rs[1];
+        assert!(result_tokens(big) <= 40, "{}", result_tokens(big));
+        assert!(big.snippet.starts_with("fn retry_policy"), "{:?}", big.snippet);
+        assert_eq!(big.start_line, 62);
+        assert_eq!(big.snippet.lines().count() as u32, big.end_line - big.start_line + 1);
+        // A line longer than the cap is shown alone rather than left out.
+        let mut rs = vec![result("min.js", &format!("{}\nnext", "x".repeat(500)), 1)];
+        assert_eq!(shape(&mut rs, 10, ""), 1);
+        assert_eq!((rs[0].start_line, rs[0].end_line), (1, 1));
+        assert_eq!(rs[0].snippet.len(), 500);
     }
 
     #[test]

@@ -37,6 +37,7 @@ mod ranking;
 mod references;
 pub mod search;
 mod settings;
+pub mod units;
 mod verify;
 
 /// What a program that depends on the engine alone needs of the shared

@@ -49,6 +49,14 @@ pub struct SearchRequest {
     /// Keep only the results that fit in this many estimated tokens
     /// ([`crate::budget`]).
     pub max_tokens: Option<usize>,
+    /// Cut each result to its best lines within this many estimated tokens
+    /// ([`crate::budget::shape`]); `None` shows each file's whole best
+    /// fragment.
+    pub snippet_tokens: Option<usize>,
+    /// Units shown per file at most ([`crate::units`]): the first is the
+    /// fragment the file ranked by, the others its fragments holding the
+    /// query's words as well.
+    pub per_file: usize,
     /// Answer the text as a report (the files to change), whatever its
     /// length; a long report takes the report route without it.
     pub as_report: bool,
@@ -79,6 +87,8 @@ impl SearchRequest {
             preset: Preset::Default,
             explain: false,
             max_tokens: None,
+            snippet_tokens: Some(crate::budget::DEFAULT_SNIPPET_TOKENS),
+            per_file: crate::units::DEFAULT_PER_FILE,
             as_report: false,
         }
     }
@@ -644,6 +654,10 @@ impl Index {
             false => Vec::new(),
         };
         results.retain(|r| !changed.contains(&r.path));
+        let mut results = self.more_units(results, &request.text, request.per_file);
+        if let Some(max) = request.snippet_tokens {
+            crate::budget::shape(&mut results, max.max(1), &request.text);
+        }
         match request.max_tokens {
             Some(max) => {
                 let (kept, budget) = crate::budget::pack(results, max, &request.text);

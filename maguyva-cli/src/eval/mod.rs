@@ -3,6 +3,7 @@
 //! Recall@10 overall, per category and per language, with index time and
 //! query latency.
 
+pub mod tokens;
 pub mod tune;
 
 pub use crate::engine::benchmark::{
@@ -52,6 +53,22 @@ pub struct EvalOptions {
     /// Queries no repository can answer, run on every repository with the
     /// first variant: the report gives how often they get nothing.
     pub nonsense: Vec<String>,
+    /// Also measure what answers cost in tokens ([`tokens`]).
+    pub tokens: Option<TokenOptions>,
+}
+
+/// What `--tokens` measures besides the ranked answers.
+#[derive(Debug, Clone)]
+pub struct TokenOptions {
+    /// Also ask each query under this budget, and report how often the
+    /// packed answer covers a label.
+    pub max_tokens: Option<usize>,
+    /// A peer's answers to score the same way ([`tokens::PeerAnswers`]).
+    pub peer_answers: Option<PathBuf>,
+    /// The snippet budget of each result (`None`: whole fragments).
+    pub snippet_tokens: Option<usize>,
+    /// Units shown per file.
+    pub per_file: usize,
 }
 
 /// One way of answering the queries, for comparisons over the same indexes.
@@ -187,6 +204,12 @@ pub struct QueryRecord {
     pub results: Vec<String>,
     /// The labelled paths.
     pub labels: Vec<String>,
+    /// What the answer of [`tokens::TOKEN_K`] results cost (with `--tokens`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<tokens::TokenScore>,
+    /// The same of the peer's answer (with `--peer-answers`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub peer_tokens: Option<tokens::TokenScore>,
 }
 
 /// One repository's outcome.
@@ -264,6 +287,10 @@ pub struct EvalReport {
     /// One row per variant when several were run (the first is this
     /// report's own).
     pub ablation: Vec<AblationRow>,
+    /// What answers cost in tokens (with `--tokens`): this system's, then
+    /// the peer's when given.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub tokens: Vec<tokens::TokenReport>,
 }
 
 /// Runs the evaluation; `status` receives one line per repository.
@@ -276,6 +303,14 @@ pub fn run(opts: &EvalOptions, status: &mut dyn FnMut(&str)) -> Result<EvalRepor
         opts.variants.iter().map(|_| (Vec::new(), Vec::new())).collect();
     let mut missing = Vec::new();
     let mut nonsense_answered = Vec::new();
+    let counter = match opts.tokens {
+        Some(_) => Some(tokens::TokenCounter::cl100k()?),
+        None => None,
+    };
+    let peer = match opts.tokens.as_ref().and_then(|t| t.peer_answers.as_deref()) {
+        Some(path) => Some(tokens::PeerAnswers::read(path)?),
+        None => None,
+    };
     for repo in &bench.repos {
         if !opts.repos.is_empty() && !opts.repos.contains(&repo.spec.name) {
             continue;
@@ -292,7 +327,13 @@ pub fn run(opts: &EvalOptions, status: &mut dyn FnMut(&str)) -> Result<EvalRepor
             if !variant.boost {
                 ranking.centrality = CentralityScale::Off;
             }
-            let (report, mut recs) = run_queries(&index, repo, prefix, variant, ranking)?;
+            let (report, mut recs) = run_queries(&index, repo, prefix, variant, ranking.clone())?;
+            if let (0, Some(counter), Some(t)) = (vi, &counter, &opts.tokens) {
+                let root = opts.checkouts.join(&repo.spec.name).join(prefix);
+                let costs =
+                    TokenRun { index: &index, variant, ranking: &ranking, counter, opts: t };
+                costs.score(repo, &root, prefix, peer.as_ref(), &mut recs)?;
+            }
             let hnsw_recall_at_10 =
                 if vi == 0 && opts.hnsw_recall { hnsw_recall(&index, repo)? } else { None };
             let nonsense_empty = if vi == 0 && !opts.nonsense.is_empty() {
@@ -354,6 +395,9 @@ pub fn run(opts: &EvalOptions, status: &mut dyn FnMut(&str)) -> Result<EvalRepor
     reports.truncate(1);
     let mut main = reports.remove(0);
     main.ablation = ablation;
+    if opts.tokens.is_some() {
+        main.tokens = token_reports(&main, peer.as_ref().map(|p| p.name.as_str()));
+    }
     if !opts.nonsense.is_empty() {
         let empty: usize = main.repos.iter().filter_map(|r| r.nonsense_empty).sum();
         let asked = opts.nonsense.len() * main.repos.len();
@@ -441,6 +485,85 @@ fn run_nonsense(
     Ok(answered)
 }
 
+/// What `--tokens` needs to ask one repository's queries again.
+struct TokenRun<'a> {
+    index: &'a crate::engine::Index,
+    variant: &'a Variant,
+    ranking: &'a RankingConfig,
+    counter: &'a tokens::TokenCounter,
+    opts: &'a TokenOptions,
+}
+
+impl TokenRun<'_> {
+    /// Asks each query of `repo` for [`tokens::TOKEN_K`] results (and
+    /// under the budget, when given), and sets the costs on its record;
+    /// the peer's answers, when given, are scored beside.
+    fn score(
+        &self,
+        repo: &BenchRepo,
+        root: &std::path::Path,
+        prefix: &str,
+        peer: Option<&tokens::PeerAnswers>,
+        records: &mut [QueryRecord],
+    ) -> Result<()> {
+        for (task, record) in repo.tasks.iter().zip(records.iter_mut()) {
+            let mut request = variant_request(&task.query, self.variant, self.ranking);
+            request.limit = tokens::TOKEN_K;
+            request.snippet_tokens = self.opts.snippet_tokens;
+            request.per_file = self.opts.per_file;
+            let units = self.units(&request, prefix)?;
+            let mut score = tokens::score_units(&units, &task.labels, &task.spans, self.counter);
+            if let Some(budget) = self.opts.max_tokens {
+                request.max_tokens = Some(budget);
+                let packed = self.units(&request, prefix)?;
+                score.packed = Some(tokens::covers_any(&packed, &task.labels, &task.spans));
+            }
+            record.tokens = Some(score);
+            record.peer_tokens = peer
+                .and_then(|p| p.units(&repo.spec.name, &task.query, root, prefix))
+                .map(|u| tokens::score_units(&u, &task.labels, &task.spans, self.counter));
+        }
+        Ok(())
+    }
+
+    /// The answer to `request` as an agent receives it, paths from the
+    /// repository root.
+    fn units(&self, request: &SearchRequest, prefix: &str) -> Result<Vec<tokens::Unit>> {
+        let response =
+            self.index.search(request).with_context(|| format!("query {:?}", request.text))?;
+        Ok(response
+            .results
+            .into_iter()
+            .map(|r| tokens::Unit {
+                path: tokens::with_prefix(prefix, &r.path),
+                start_line: r.start_line,
+                end_line: r.end_line,
+                snippet: r.snippet,
+            })
+            .collect())
+    }
+}
+
+/// The token reports of an evaluation: this system's, then the peer's.
+fn token_reports(report: &EvalReport, peer: Option<&str>) -> Vec<tokens::TokenReport> {
+    let language: BTreeMap<&str, &str> =
+        report.repos.iter().map(|r| (r.name.as_str(), r.language.as_str())).collect();
+    let of = |name: &str, get: fn(&QueryRecord) -> Option<tokens::TokenScore>| {
+        tokens::TokenReport::of(
+            name,
+            report.queries.iter().filter_map(|q| {
+                let lang = language.get(q.repo.as_str()).copied().unwrap_or("");
+                get(q).map(|s| (q.category.as_str(), lang, s))
+            }),
+        )
+    };
+    let mut out = vec![of("maguyva", |q| q.tokens)];
+    if let Some(name) = peer {
+        out.push(of(name, |q| q.peer_tokens));
+    }
+    out
+}
+
 /// Runs one repository's queries with one variant.
 fn run_queries(
     index: &crate::engine::Index,
@@ -478,6 +601,8 @@ fn run_queries(
             latency_ms,
             results: files.into_iter().take(CUTOFF).collect(),
             labels: task.labels.clone(),
+            tokens: None,
+            peer_tokens: None,
         });
     }
     let report = RepoReport {
@@ -529,6 +654,7 @@ fn summarize(
         missing_checkouts: missing,
         queries,
         ablation: Vec::new(),
+        tokens: Vec::new(),
         nonsense_empty_rate: None,
         nonsense_answered: Vec::new(),
     }
@@ -635,9 +761,62 @@ pub fn render(report: &EvalReport) -> String {
             );
         }
     }
+    if !report.tokens.is_empty() {
+        out.push_str(&render_tokens(&report.tokens));
+    }
     if !report.missing_checkouts.is_empty() {
         let _ =
             writeln!(out, "missing checkouts (left out): {}", report.missing_checkouts.join(", "));
+    }
+    out
+}
+
+/// The token table: each system's figures overall, per category and per
+/// language, side by side.
+fn render_tokens(reports: &[tokens::TokenReport]) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "tokens (cl100k_base; {} results read in rank order; means over queries)",
+        tokens::TOKEN_K
+    );
+    let _ = write!(out, "  {:<16} {:<10}", "", "system");
+    for b in tokens::BUDGETS {
+        let _ = write!(out, " {:>7}", format!("r@{b}"));
+    }
+    let _ = writeln!(out, " {:>7} {:>7} {:>7} {:>5}", "first", "median", "packed", "n");
+    let row = |out: &mut String, group: &str, system: &str, m: &tokens::TokenMetrics| {
+        let _ = write!(out, "  {:<16} {:<10}", truncate(group, 16), truncate(system, 10));
+        for r in m.recall {
+            let _ = write!(out, " {r:>7.3}");
+        }
+        let packed = m.packed.map_or("-".to_string(), |p| format!("{p:.3}"));
+        let _ = writeln!(
+            out,
+            " {:>7.0} {:>7.0} {packed:>7} {:>5}",
+            m.first_mean, m.first_median, m.queries
+        );
+    };
+    for r in reports {
+        row(&mut out, "all", &r.system, &r.overall);
+    }
+    let Some(first) = reports.first() else { return out };
+    for (group, by) in [
+        (
+            "category",
+            (|r: &tokens::TokenReport| &r.by_category)
+                as fn(&tokens::TokenReport) -> &BTreeMap<String, tokens::TokenMetrics>,
+        ),
+        ("language", |r: &tokens::TokenReport| &r.by_language),
+    ] {
+        let _ = writeln!(out, "  by {group}");
+        for key in by(first).keys() {
+            for r in reports {
+                if let Some(m) = by(r).get(key) {
+                    row(&mut out, key, &r.system, m);
+                }
+            }
+        }
     }
     out
 }

@@ -82,13 +82,27 @@ impl RepoSpec {
 #[serde(untagged)]
 enum Label {
     Path(String),
-    Located { path: String },
+    Located {
+        path: String,
+        #[serde(default)]
+        start_line: Option<u32>,
+        #[serde(default)]
+        end_line: Option<u32>,
+    },
 }
 
 impl Label {
-    fn into_path(self) -> String {
+    fn into_parts(self) -> (String, Option<(u32, u32)>) {
         match self {
-            Label::Path(p) | Label::Located { path: p } => p,
+            Label::Path(p) => (p, None),
+            Label::Located { path, start_line, end_line } => {
+                let span = match (start_line, end_line) {
+                    (Some(a), Some(b)) => Some((a.min(b), a.max(b))),
+                    (Some(a), None) | (None, Some(a)) => Some((a, a)),
+                    (None, None) => None,
+                };
+                (path, span)
+            }
         }
     }
 }
@@ -111,6 +125,9 @@ pub struct Task {
     pub query: String,
     /// Relevant and secondary paths together (both count as gain 1).
     pub labels: Vec<String>,
+    /// The lines each label names, in the order of `labels` (`None`: the
+    /// whole file).
+    pub spans: Vec<Option<(u32, u32)>>,
     /// `semantic`, `architecture` or `symbol`.
     pub category: String,
 }
@@ -145,15 +162,15 @@ impl Benchmark {
             let raw: Vec<RawTask> = parse(&path, &read(&path)?)?;
             let tasks = raw
                 .into_iter()
-                .map(|t| Task {
-                    category: t.category.unwrap_or_else(|| infer_category(&t.query)),
-                    labels: t
-                        .relevant
-                        .into_iter()
-                        .chain(t.secondary)
-                        .map(Label::into_path)
-                        .collect(),
-                    query: t.query,
+                .map(|t| {
+                    let (labels, spans) =
+                        t.relevant.into_iter().chain(t.secondary).map(Label::into_parts).unzip();
+                    Task {
+                        category: t.category.unwrap_or_else(|| infer_category(&t.query)),
+                        labels,
+                        spans,
+                        query: t.query,
+                    }
                 })
                 .collect();
             repos.push(BenchRepo { spec, tasks });
