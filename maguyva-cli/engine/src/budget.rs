@@ -137,7 +137,20 @@ pub fn cut_to_fit(r: &SearchResult, max_tokens: usize, words: &[String]) -> Opti
         return None;
     }
     let at = anchor(r, &lines, words);
-    let fits = |a: usize, b: usize| result_tokens(&window(r, &lines, a, b)) <= max_tokens;
+    // What `result_tokens` would charge for `window(r, &lines, a, b)`,
+    // without building it: the location line, the lines joined, a break.
+    let mut ends = Vec::with_capacity(lines.len() + 1);
+    ends.push(0);
+    for l in &lines {
+        ends.push(ends[ends.len() - 1] + l.len());
+    }
+    let digits = |n: u32| n.checked_ilog10().unwrap_or(0) as usize + 1;
+    let fits = |a: usize, b: usize| {
+        let (start, end) = (r.start_line + a as u32, r.start_line + b as u32);
+        let location = r.path.len() + digits(start) + digits(end) + 3;
+        let text = ends[b + 1] - ends[a] + (b - a);
+        (location + text + 1).div_ceil(BYTES_PER_TOKEN) <= max_tokens
+    };
     if !fits(at, at) {
         return None;
     }
@@ -148,14 +161,24 @@ pub fn cut_to_fit(r: &SearchResult, max_tokens: usize, words: &[String]) -> Opti
     while a > 0 && fits(a - 1, b) {
         a -= 1;
     }
-    Some(window(r, &lines, a, b))
+    let cut = window(r, &lines, a, b);
+    debug_assert!(result_tokens(&cut) <= max_tokens);
+    Some(cut)
 }
 
-/// Each result costing more than `max_tokens` cut to its best lines that
-/// fit ([`cut_to_fit`]), or to its best line alone when even that line is
-/// longer: what an answer shows of a file is the part that answers, not
-/// the whole fragment the file ranked by. Returns how many were cut.
-pub fn shape(results: &mut [SearchResult], max_tokens: usize, query: &str) -> usize {
+/// Each result costing more than `max_tokens` cut to what answers: the
+/// whole definition around its best line ([`anchor`]) when `definition`
+/// names one (its first and last line, for a result and a line of it) and
+/// it fits, else its best lines that fit ([`cut_to_fit`]), else its best
+/// line alone when even that line is longer. What an answer shows of a
+/// file is the part that answers, not the whole fragment the file ranked
+/// by. Returns how many were cut.
+pub fn shape(
+    results: &mut [SearchResult],
+    max_tokens: usize,
+    query: &str,
+    definition: impl Fn(&SearchResult, u32) -> Option<(u32, u32)>,
+) -> usize {
     let words = query_words(query);
     let mut cut = 0;
     for r in results.iter_mut() {
@@ -166,12 +189,17 @@ pub fn shape(results: &mut [SearchResult], max_tokens: usize, query: &str) -> us
         if lines.is_empty() {
             continue;
         }
-        let shaped = match cut_to_fit(r, max_tokens, &words) {
+        let at = anchor(r, &lines, &words);
+        let whole = definition(r, r.start_line + at as u32)
+            .map(|(a, b)| {
+                let a = a.max(r.start_line) - r.start_line;
+                let b = b.min(r.start_line + lines.len() as u32 - 1) - r.start_line;
+                window(r, &lines, a as usize, (b as usize).max(a as usize))
+            })
+            .filter(|w| result_tokens(w) <= max_tokens);
+        let shaped = match whole.or_else(|| cut_to_fit(r, max_tokens, &words)) {
             Some(c) => c,
-            None => {
-                let at = anchor(r, &lines, &words);
-                window(r, &lines, at, at)
-            }
+            None => window(r, &lines, at, at),
         };
         *r = shaped;
         cut += 1;
@@ -243,7 +271,7 @@ mod tests {
             format!("use std::io;\n{body}fn retry_policy() {{\n    backoff()\n}}\n{body}");
         let mut rs = vec![result("small.rs", "fn retry() {}", 1), result("big.rs", &snippet, 1)];
         let small = rs[0].clone();
-        assert_eq!(shape(&mut rs, 40, "the retry_policy"), 1);
+        assert_eq!(shape(&mut rs, 40, "the retry_policy", |_, _| None), 1);
         assert_eq!(rs[0], small);
         let big = &rs[1];
         assert!(result_tokens(big) <= 40, "{}", result_tokens(big));
@@ -252,9 +280,34 @@ mod tests {
         assert_eq!(big.snippet.lines().count() as u32, big.end_line - big.start_line + 1);
         // A line longer than the cap is shown alone rather than left out.
         let mut rs = vec![result("min.js", &format!("{}\nnext", "x".repeat(500)), 1)];
-        assert_eq!(shape(&mut rs, 10, ""), 1);
+        assert_eq!(shape(&mut rs, 10, "", |_, _| None), 1);
         assert_eq!((rs[0].start_line, rs[0].end_line), (1, 1));
         assert_eq!(rs[0].snippet.len(), 500);
+    }
+
+    #[test]
+    fn shaping_shows_the_whole_definition_around_the_best_line_when_it_fits() {
+        let body: String = (0..60).map(|i| format!("    let v{i} = compute({i});\n")).collect();
+        let snippet = format!(
+            "{body}fn retry_policy() {{\n    // the retry policy\n    backoff()\n}}\n{body}"
+        );
+        let original = result("big.rs", &snippet, 1);
+        // The definition holding line 62 is lines 61-64.
+        let around = |_: &SearchResult, line: u32| (61..=64).contains(&line).then_some((61, 64));
+        let mut rs = vec![original.clone()];
+        shape(&mut rs, 40, "retry policy", around);
+        assert_eq!((rs[0].start_line, rs[0].end_line), (61, 64), "{:?}", rs[0].snippet);
+        assert!(rs[0].snippet.starts_with("fn retry_policy"));
+        // A definition too large for the budget gives way to the best lines.
+        let mut rs = vec![original.clone()];
+        shape(&mut rs, 40, "retry policy", |_, _| Some((1, 120)));
+        assert!(result_tokens(&rs[0]) <= 40);
+        assert!(rs[0].snippet.contains("the retry policy"), "{:?}", rs[0].snippet);
+        // A definition reaching past the result is cut to the result's lines.
+        let mut rs = vec![original];
+        shape(&mut rs, 100, "retry policy", |_, _| Some((55, 70)));
+        assert!(rs[0].start_line == 55 || result_tokens(&rs[0]) <= 100);
+        assert!(rs[0].end_line <= 121);
     }
 
     #[test]

@@ -220,6 +220,11 @@ impl Index {
         Ok(&self.modalities.engine_reader::<StructuralReader>(Modality::STRUCTURAL)?.0)
     }
 
+    /// The structural modality, if a query has opened it already.
+    pub(crate) fn structural_if_open(&self) -> Option<&StructuralRetriever> {
+        Some(&self.modalities.opened_reader::<StructuralReader>(Modality::STRUCTURAL)?.0)
+    }
+
     /// The graph modality.
     pub fn graph(&self) -> Result<&GraphRetriever> {
         Ok(&self.modalities.engine_reader::<GraphReader>(Modality::GRAPH)?.0)

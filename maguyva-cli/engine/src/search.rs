@@ -656,7 +656,7 @@ impl Index {
         results.retain(|r| !changed.contains(&r.path));
         let mut results = self.more_units(results, &request.text, request.per_file);
         if let Some(max) = request.snippet_tokens {
-            crate::budget::shape(&mut results, max.max(1), &request.text);
+            self.shape_units(&mut results, max.max(1), &request.text);
         }
         match request.max_tokens {
             Some(max) => {

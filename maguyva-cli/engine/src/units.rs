@@ -1,6 +1,7 @@
-//! More than one unit from a file: when a file's other fragments hold the
-//! query's words as well as the one it ranked by, an answer can show them
-//! too, each cut to its best lines like any result, instead of leaving the
+//! The units an answer shows: each result cut to the definition around its
+//! best line, or to its best lines ([`crate::budget::shape`]); and more
+//! than one unit from a file when the file's other fragments hold the
+//! query's words as well as the one it ranked by, instead of leaving the
 //! reader to open the file.
 
 use super::Index;
@@ -12,6 +13,39 @@ use std::collections::{HashMap, HashSet};
 pub const DEFAULT_PER_FILE: usize = 1;
 
 impl Index {
+    /// Each result costing more than `max_tokens` cut to what answers
+    /// ([`crate::budget::shape`]): the smallest definition holding its best
+    /// line when it fits, as the structural modality knows definitions (when
+    /// the query has opened it: a quick search reads nothing more for this),
+    /// else its best lines.
+    pub(crate) fn shape_units(&self, results: &mut [SearchResult], max_tokens: usize, query: &str) {
+        let table = self.structural_if_open().map(|s| s.table());
+        let ids = match table {
+            Some(_) => self.file_ids(results),
+            None => HashMap::new(),
+        };
+        crate::budget::shape(results, max_tokens, query, |r, line| {
+            let file = *ids.get(r.path.as_str())?;
+            table?
+                .of_file(file)
+                .filter(|(_, s)| s.lines.contains(line))
+                .map(|(_, s)| (s.lines.start(), s.lines.end()))
+                .min_by_key(|(a, b)| (b - a, *a))
+        });
+    }
+
+    /// The ids of the results' files.
+    fn file_ids(&self, results: &[SearchResult]) -> HashMap<String, FileId> {
+        let wanted: HashSet<&str> = results.iter().map(|r| r.path.as_str()).collect();
+        self.manifest
+            .files
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| wanted.contains(f.path.as_str()))
+            .map(|(i, f)| (f.path.clone(), FileId(i as u32)))
+            .collect()
+    }
+
     /// `results` with up to `per_file - 1` more units of each file placed
     /// after its first: the file's other fragments holding at least half
     /// of the query's distinct words (of three letters or more), most
@@ -28,15 +62,7 @@ impl Index {
             return results;
         }
         let need = words.len().div_ceil(2);
-        let wanted: HashSet<&str> = results.iter().map(|r| r.path.as_str()).collect();
-        let ids: HashMap<&str, FileId> = self
-            .manifest
-            .files
-            .iter()
-            .enumerate()
-            .filter(|(_, f)| wanted.contains(f.path.as_str()))
-            .map(|(i, f)| (f.path.as_str(), FileId(i as u32)))
-            .collect();
+        let ids = self.file_ids(&results);
         let mut out = Vec::with_capacity(results.len() * per_file);
         let mut done = HashSet::new();
         for r in &results {

@@ -259,6 +259,13 @@ impl OpenSet {
         opened.as_ref().map_err(|e| replay(e, m))
     }
 
+    /// The reader of modality `m` as the engine's type `T`, only if it is
+    /// open already (nothing is read from disk).
+    pub(crate) fn opened_reader<T: 'static>(&self, m: Modality) -> Option<&T> {
+        let slot = self.slots.get(position(m).ok()?)?;
+        slot.get()?.as_ref().ok()?.as_any().downcast_ref::<T>()
+    }
+
     /// The reader of modality `m` as the engine's type `T`.
     pub(crate) fn engine_reader<T: 'static>(&self, m: Modality) -> Result<&T> {
         self.reader(m)?.as_any().downcast_ref::<T>().ok_or_else(|| not_the_engines(m))
