@@ -722,6 +722,19 @@ impl SymbolTable {
         (a..b).filter_map(|i| self.get(SymbolId(i)).map(|s| (SymbolId(i), s)))
     }
 
+    /// The lines of each definition of one file, in id order: what
+    /// [`SymbolTable::of_file`] gives of them, without building the rest.
+    pub fn spans_of_file(&self, file: FileId) -> impl Iterator<Item = LineSpan> + '_ {
+        let (a, b) = match (self.first.get(file.index()), self.first.get(file.index() + 1)) {
+            (Some(&a), Some(&b)) => (a as usize, b as usize),
+            _ => (0, 0),
+        };
+        (a..b).filter_map(|i| {
+            let r = self.records.get(i * RECORD..(i + 1) * RECORD)?;
+            Some(LineSpan::new(r[2], r[3]))
+        })
+    }
+
     /// Symbols whose normalized name equals `key` (already normalized).
     pub fn by_normalized_name(&self, key: &str) -> impl Iterator<Item = SymbolId> + '_ {
         self.names.get(key).iter().map(|&i| SymbolId(i))
@@ -851,6 +864,11 @@ mod tests {
         assert_eq!(t.by_name_word("load"), &[1]);
         assert_eq!(t.of_file(FileId(1)).count(), 1);
         assert_eq!(t.get(SymbolId(1)).unwrap().container, Some(0));
+        for f in [FileId(0), FileId(1), FileId(7)] {
+            let spans: Vec<LineSpan> = t.spans_of_file(f).collect();
+            let lines: Vec<LineSpan> = t.of_file(f).map(|(_, s)| s.lines).collect();
+            assert_eq!(spans, lines);
+        }
     }
 
     /// Sources from a few fixed pieces, so that files share names, name

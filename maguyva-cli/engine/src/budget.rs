@@ -100,10 +100,6 @@ pub fn query_words(query: &str) -> Vec<String> {
 /// definition if it has one, else the line holding the most of `words`,
 /// else its first line that is not blank.
 fn anchor(r: &SearchResult, lines: &[&str], words: &[String]) -> usize {
-    let matches = |l: &str| {
-        let l = l.to_lowercase();
-        words.iter().filter(|w| l.contains(w.as_str())).count()
-    };
     let defined = r
         .definition_line
         .and_then(|d| d.checked_sub(r.start_line))
@@ -112,8 +108,16 @@ fn anchor(r: &SearchResult, lines: &[&str], words: &[String]) -> usize {
     if let Some(i) = defined {
         return i;
     }
-    let best = (0..lines.len()).max_by_key(|&i| (matches(lines[i]), std::cmp::Reverse(i)));
-    match best.filter(|&i| matches(lines[i]) > 0) {
+    let matches = |l: &str| {
+        let l = l.to_lowercase();
+        words.iter().filter(|w| l.contains(w.as_str())).count()
+    };
+    let best = (0..lines.len())
+        .map(|i| (matches(lines[i]), std::cmp::Reverse(i)))
+        .max()
+        .filter(|&(n, _)| n > 0)
+        .map(|(_, std::cmp::Reverse(i))| i);
+    match best {
         Some(i) => i,
         None => (0..lines.len()).find(|&i| !lines[i].trim().is_empty()).unwrap_or(0),
     }

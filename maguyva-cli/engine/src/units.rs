@@ -27,22 +27,23 @@ impl Index {
         crate::budget::shape(results, max_tokens, query, |r, line| {
             let file = *ids.get(r.path.as_str())?;
             table?
-                .of_file(file)
-                .filter(|(_, s)| s.lines.contains(line))
-                .map(|(_, s)| (s.lines.start(), s.lines.end()))
+                .spans_of_file(file)
+                .filter(|s| s.contains(line))
+                .map(|s| (s.start(), s.end()))
                 .min_by_key(|(a, b)| (b - a, *a))
         });
     }
 
-    /// The ids of the results' files.
+    /// The ids of the results' files (a manifest lists its files in path
+    /// order, as the walk gives them).
     fn file_ids(&self, results: &[SearchResult]) -> HashMap<String, FileId> {
-        let wanted: HashSet<&str> = results.iter().map(|r| r.path.as_str()).collect();
-        self.manifest
-            .files
+        let files = &self.manifest.files;
+        results
             .iter()
-            .enumerate()
-            .filter(|(_, f)| wanted.contains(f.path.as_str()))
-            .map(|(i, f)| (f.path.clone(), FileId(i as u32)))
+            .filter_map(|r| {
+                let i = files.binary_search_by(|f| f.path.as_str().cmp(&r.path)).ok()?;
+                Some((r.path.clone(), FileId(i as u32)))
+            })
             .collect()
     }
 
