@@ -96,6 +96,8 @@ def main() -> int:
     for repo in repos:
         owner, name = owner_name(repo["url"])
         gitdir = args.mirrors / f"{owner}+{name}" / "repo"
+        if (gitdir / ".git").is_dir():
+            gitdir = gitdir / ".git"  # some snapshots arrive as a repository with a work-tree folder
         if not gitdir.is_dir():
             to_fetch.append(f"github:{owner}/{name}")
             continue
