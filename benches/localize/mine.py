@@ -202,15 +202,24 @@ def ext_of(path):
 
 
 # The home and temporary folders of the machine a message was written on
-# (`/home/runner/work/app/src/x.php`) say nothing of the code: they become
-# `~` and `$TMPDIR`, the rest of the path (which does) stays.
+# (`/home/runner/src/x.php`) say nothing of the code: they become `~` and
+# `$TMPDIR`, the rest of the path (which does) stays. So do the build roots
+# of CI runners and package builders, written as the variables that name
+# them: a GitHub runner's checkout (`work/NAME/NAME` under its home) is
+# `$GITHUB_WORKSPACE`, a Portage build folder (`portage/CATEGORY/PACKAGE-VERSION`
+# then `work`, also when a traceback shortens it to `...`) is `$WORKDIR`.
 NOT_IN_PATH = r"(?<![\w.$~/\\-])"
 HOME_PATH = re.compile(NOT_IN_PATH + r"(?:(?:/[\w.-]+)*/home/[^/\s\"'`]+|/Users/[^/\s\"'`]+|/root|[A-Za-z]:\\Users\\[^\\\s\"'`]+)(?=[/\\])")
 TEMP_PATH = re.compile(NOT_IN_PATH + r"(?:(?:/private)?/var/folders/[^/\s]+/[^/\s]+|/var/tmp|/tmp)(?=/)")
 
 
+GITHUB_WORKSPACE = re.compile(r"~/work(?:/[^/\s\"'`]+){2}(?=/)")
+PORTAGE_WORKDIR = re.compile(r"(?:\$TMPDIR/portage/[\w+-]+/|\.\.\.[\w+-]*/)[\w.+-]+-\d[\w.]*/work(?=/)")
+
+
 def anonymized(text):
-    return TEMP_PATH.sub("$TMPDIR", HOME_PATH.sub("~", text))
+    text = TEMP_PATH.sub("$TMPDIR", HOME_PATH.sub("~", text))
+    return PORTAGE_WORKDIR.sub("$WORKDIR", GITHUB_WORKSPACE.sub("$GITHUB_WORKSPACE", text))
 
 
 def clean_message(text):
