@@ -140,12 +140,17 @@ pub fn cut_to_fit(r: &SearchResult, max_tokens: usize, words: &[String]) -> Opti
     if lines.is_empty() {
         return None;
     }
-    let at = anchor(r, &lines, words);
-    // What `result_tokens` would charge for `window(r, &lines, a, b)`,
+    grow(r, &lines, anchor(r, &lines, words), max_tokens)
+}
+
+/// `r` cut to the most of its `lines` around line `at` that fit in
+/// `max_tokens`, the lines after it first; `None` when `at` alone does not.
+fn grow(r: &SearchResult, lines: &[&str], at: usize, max_tokens: usize) -> Option<SearchResult> {
+    // What `result_tokens` would charge for `window(r, lines, a, b)`,
     // without building it: the location line, the lines joined, a break.
     let mut ends = Vec::with_capacity(lines.len() + 1);
     ends.push(0);
-    for l in &lines {
+    for l in lines {
         ends.push(ends[ends.len() - 1] + l.len());
     }
     let digits = |n: u32| n.checked_ilog10().unwrap_or(0) as usize + 1;
@@ -165,7 +170,7 @@ pub fn cut_to_fit(r: &SearchResult, max_tokens: usize, words: &[String]) -> Opti
     while a > 0 && fits(a - 1, b) {
         a -= 1;
     }
-    let cut = window(r, &lines, a, b);
+    let cut = window(r, lines, a, b);
     debug_assert!(result_tokens(&cut) <= max_tokens);
     Some(cut)
 }
@@ -173,7 +178,7 @@ pub fn cut_to_fit(r: &SearchResult, max_tokens: usize, words: &[String]) -> Opti
 /// Each result costing more than `max_tokens` cut to what answers: the
 /// whole definition around its best line ([`anchor`]) when `definition`
 /// names one (its first and last line, for a result and a line of it) and
-/// it fits, else its best lines that fit ([`cut_to_fit`]), else its best
+/// it fits, else the lines around it that fit ([`cut_to_fit`]), else its best
 /// line alone when even that line is longer. What an answer shows of a
 /// file is the part that answers, not the whole fragment the file ranked
 /// by. Returns how many were cut.
@@ -201,7 +206,7 @@ pub fn shape(
                 window(r, &lines, a as usize, (b as usize).max(a as usize))
             })
             .filter(|w| result_tokens(w) <= max_tokens);
-        let shaped = match whole.or_else(|| cut_to_fit(r, max_tokens, &words)) {
+        let shaped = match whole.or_else(|| grow(r, &lines, at, max_tokens)) {
             Some(c) => c,
             None => window(r, &lines, at, at),
         };

@@ -8,7 +8,7 @@ pub mod tune;
 
 pub use crate::engine::benchmark::{
     BenchRepo, Benchmark, BenchmarkError, QueryScore, RepoSpec, Task, distinct_files, path_matches,
-    quantile, score,
+    quantile, repo_path, score,
 };
 
 use crate::engine::{
@@ -535,7 +535,7 @@ impl TokenRun<'_> {
             .results
             .into_iter()
             .map(|r| tokens::Unit {
-                path: tokens::with_prefix(prefix, &r.path),
+                path: repo_path(prefix, &r.path),
                 start_line: r.start_line,
                 end_line: r.end_line,
                 snippet: r.snippet,
@@ -581,12 +581,8 @@ fn run_queries(
         let t = Instant::now();
         let response = index.search(&request).with_context(|| format!("query {:?}", task.query))?;
         let latency_ms = crate::engine::millis(t.elapsed());
-        let files = distinct_files(
-            response
-                .results
-                .into_iter()
-                .map(|r| if prefix.is_empty() { r.path } else { format!("{prefix}/{}", r.path) }),
-        );
+        let files =
+            distinct_files(response.results.into_iter().map(|r| repo_path(prefix, &r.path)));
         let s = score(&files, &task.labels, CUTOFF);
         scores.push(s);
         by_cat.entry(task.category.clone()).or_default().push(s);

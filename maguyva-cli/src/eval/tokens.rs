@@ -269,7 +269,7 @@ impl PeerAnswers {
                 let b = (r.end_line as usize).min(lines.len());
                 let snippet = lines.get(a..b).map_or(String::new(), |ls| ls.join("\n"));
                 Unit {
-                    path: with_prefix(prefix, &r.path),
+                    path: super::repo_path(prefix, &r.path),
                     start_line: r.start_line,
                     end_line: r.end_line,
                     snippet,
@@ -278,12 +278,6 @@ impl PeerAnswers {
             .collect();
         Some(units)
     }
-}
-
-/// `path` relative to the repository root, from the searched folder's
-/// `prefix`.
-pub fn with_prefix(prefix: &str, path: &str) -> String {
-    if prefix.is_empty() { path.to_string() } else { format!("{prefix}/{path}") }
 }
 
 #[cfg(test)]

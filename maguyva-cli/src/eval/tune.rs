@@ -573,11 +573,7 @@ impl Corpus {
                 let files =
                     distinct_files(ordering.files().into_iter().take(CUTOFF).filter_map(|f| {
                         let path = &repo.index.manifest.files.get(f.index())?.path;
-                        Some(if repo.prefix.is_empty() {
-                            path.clone()
-                        } else {
-                            format!("{}/{path}", repo.prefix)
-                        })
+                        Some(super::repo_path(&repo.prefix, path))
                     }));
                 score(&files, &q.task.labels, CUTOFF).ndcg
             })

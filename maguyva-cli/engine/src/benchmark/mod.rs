@@ -77,6 +77,12 @@ impl RepoSpec {
     }
 }
 
+/// `path`, relative to the benchmark root whose [`RepoSpec::root_prefix`]
+/// is `prefix`, as relative to the repository root (what labels name).
+pub fn repo_path(prefix: &str, path: &str) -> String {
+    if prefix.is_empty() { path.to_string() } else { format!("{prefix}/{path}") }
+}
+
 /// A labelled path: a plain string, or an object with a `path`.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(untagged)]
