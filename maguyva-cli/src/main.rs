@@ -323,6 +323,10 @@ struct EvalArgs {
     /// Where `--tune` writes the learned ranking (JSON over the seed).
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
+    /// With --tune: keep the parameters of `--ranking` and fit only the
+    /// reranker over its fused candidates.
+    #[arg(long, requires = "tune")]
+    rerank_only: bool,
     /// The weight of each `--bench` in `--tune`'s objective, in order
     /// (repeatable; 1 for those not given).
     #[arg(long = "bench-weight", value_name = "W")]
@@ -896,6 +900,7 @@ fn tune(args: EvalArgs, index_root: PathBuf, settings: IndexSettings) -> Result<
         settings,
         reuse: args.reuse,
         folds: args.folds,
+        start: if args.rerank_only { Some(RankingConfig::named(&args.ranking)?) } else { None },
     };
     let report = eval::tune::run(&opts, &mut |line| note(line))?;
     std::fs::write(&out, format!("{}\n", serde_json::to_string_pretty(&report.learned)?))

@@ -32,6 +32,10 @@ pub use crate::{
         Frame, REPORT_PROSE_WORDS, REPORT_PROSE_WORDS_WITH_CODE, ReportAnalysis, ReportIdentifier,
         fuse_evidence,
     },
+    rerank::{
+        FEATURE_COUNT, FEATURE_NAMES, FUSED_FEATURE, Features, FitParams, ModelMismatch,
+        QUESTION_KINDS, QuestionKind, RerankModel, TrainingQuestion,
+    },
     rrf::{Contribution, FusedHit, FusionContext, FusionParams, NoContext, fuse},
     signals::{
         FileFacts, NAMED_FILE_LIFT, PATH_WORDS_LIFT, QUERY_SYMBOL_LIFT, Signals, TEST_FILE_FACTOR,
@@ -49,6 +53,7 @@ mod plan;
 mod preset;
 mod query_text;
 mod report;
+mod rerank;
 mod rrf;
 mod signals;
 mod weights;

@@ -35,6 +35,7 @@ mod modalities;
 mod outlines;
 mod ranking;
 mod references;
+mod rerank;
 pub mod search;
 mod settings;
 pub mod units;

@@ -3,7 +3,7 @@
 
 use crate::admission::AdmissionParams;
 use maguyva_ast::StructuralParams;
-use maguyva_fusion::{RRF_K_DEFAULT, Signals, WeightProfile};
+use maguyva_fusion::{RRF_K_DEFAULT, RerankModel, Signals, WeightProfile};
 use maguyva_graph::GraphParams;
 use maguyva_trigram::KeywordParams;
 use serde::{Deserialize, Serialize};
@@ -88,6 +88,10 @@ pub struct RankingConfig {
     pub admission: AdmissionParams,
     /// The weights of a report's evidence (the report route).
     pub report: crate::locate::ReportWeights,
+    /// The learned reranker over the fused candidates (none: the fused
+    /// order stands).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reranker: Option<RerankModel>,
     /// The parameters of the modalities registered besides the built-in
     /// four, by modality id and parameter name (the built-in four's are the
     /// fields above); a parameter left out has its default.
@@ -141,6 +145,7 @@ impl RankingConfig {
             signals: Signals::NONE,
             admission: AdmissionParams::default(),
             report: crate::locate::ReportWeights::default(),
+            reranker: None,
             params: BTreeMap::new(),
         }
     }
@@ -160,6 +165,9 @@ impl RankingConfig {
     /// Whether every parameter this ranking gives (`params`) is one its
     /// modality declares, and within its range.
     pub fn check_params(&self) -> Result<(), String> {
+        if let Some(model) = &self.reranker {
+            model.check().map_err(|e| format!("reranker: {e}"))?;
+        }
         for (id, given) in &self.params {
             let m: maguyva_core::Modality = id.parse().map_err(|e| format!("params: {e}"))?;
             let specs = crate::plugin(m).map_err(|e| e.to_string())?.params();

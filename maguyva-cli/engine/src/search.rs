@@ -9,10 +9,10 @@ use maguyva_core::{
     ChunkId, FileId, Fragment, Hit, LineSpan, MatchMode, Modality, Query, Result, Retriever,
 };
 use maguyva_fusion::{
-    Classification, FileFacts, FusedHit, FusionContext, FusionParams, FusionStrategy, Intent,
-    IntentClassifier, ModalityWeights, Plan, PlanRequest, Preset, ReportAnalysis, Signals,
-    bare_name, definition_name, fallback_plan, file_prior, folded_name, fuse, is_vendor_path,
-    last_segment, named_identifiers, plan, whole_quoted,
+    Classification, Features, FileFacts, FusedHit, FusionContext, FusionParams, FusionStrategy,
+    Intent, IntentClassifier, ModalityWeights, Plan, PlanRequest, Preset, QuestionKind,
+    ReportAnalysis, RerankModel, Signals, bare_name, definition_name, fallback_plan, file_prior,
+    folded_name, fuse, is_vendor_path, last_segment, named_identifiers, plan, whole_quoted,
 };
 use maguyva_graph::{EdgeKind, GraphRetriever};
 use rayon::prelude::*;
@@ -510,10 +510,54 @@ impl Index {
             ..FusionParams::default()
         };
         let mut fused = fuse(lists, &plan.weights, &params, &context);
+        if let Some(model) = &ranking.reranker {
+            self.rerank(model, prepared, lists, &mut fused);
+        }
         if prepared.intent == Intent::FindDefinition {
             show_definitions(&mut fused, prepared, lists);
         }
         Ordering::Fused(fused)
+    }
+
+    /// Reorders the first fused candidates by the learned reranker; the
+    /// scores stay where they were, so they still fall down the list.
+    fn rerank(
+        &self,
+        model: &RerankModel,
+        prepared: &PreparedQuery,
+        lists: &[(Modality, Vec<Hit>)],
+        fused: &mut Vec<FusedHit>,
+    ) {
+        let features = self.candidate_features(prepared, lists, fused, model.depth);
+        let order = model.order(crate::rerank::question_kind(prepared), &features);
+        let scores: Vec<f32> = fused.iter().map(|h| h.score).collect();
+        let mut old: Vec<Option<FusedHit>> = std::mem::take(fused).into_iter().map(Some).collect();
+        for (i, j) in order.into_iter().enumerate() {
+            if let Some(mut h) = old.get_mut(j).and_then(Option::take) {
+                h.score = scores[i];
+                fused.push(h);
+            }
+        }
+        fused.extend(old.into_iter().flatten());
+    }
+
+    /// The fused candidates of a plan's lists before the reranker, with
+    /// their features (training the reranker); None on the direct path.
+    pub fn rerank_candidates(
+        &self,
+        ranking: &RankingConfig,
+        prepared: &PreparedQuery,
+        plan: &Plan,
+        lists: &[(Modality, Vec<Hit>)],
+        depth: usize,
+    ) -> Option<(QuestionKind, Vec<FileId>, Vec<Features>)> {
+        let plain = RankingConfig { reranker: None, ..ranking.clone() };
+        let Ordering::Fused(fused) = self.order(&plain, prepared, plan, lists) else {
+            return None;
+        };
+        let features = self.candidate_features(prepared, lists, &fused, depth);
+        let files = fused.iter().take(depth).map(|h| h.file).collect();
+        Some((crate::rerank::question_kind(prepared), files, features))
     }
 
     /// Runs a query.

@@ -8,11 +8,13 @@
 //! parameter of a modality re-runs only that modality.
 
 use super::{Benchmark, CUTOFF, Task, distinct_files, score};
+use crate::engine::benchmark::path_matches;
 use crate::engine::search::{Ordering, PreparedQuery};
 use crate::engine::{Base, CentralityScale, Index, IndexSettings, RankingConfig, SearchRequest};
 use anyhow::{Context, Result, bail};
 use maguyva_core::{Hit, Modality};
 use maguyva_fusion::plan;
+use maguyva_fusion::{FitParams, RerankModel, TrainingQuestion};
 use maguyva_fusion::{ModalityWeights, Preset, WeightProfile};
 use rayon::prelude::*;
 use serde::Serialize;
@@ -683,6 +685,61 @@ impl Corpus {
         Ok((best, best_score))
     }
 
+    /// Each query's reranker training question under `ranking` (its fused
+    /// candidates, their features and labels); None on the direct path.
+    fn rerank_questions(
+        &mut self,
+        ranking: &RankingConfig,
+        depth: usize,
+    ) -> Result<Vec<Option<TrainingQuestion>>> {
+        self.refresh(ranking)?;
+        Ok(self
+            .queries
+            .par_iter()
+            .map(|q| {
+                let repo = &self.repos[q.repo];
+                let mut request = q.request.clone();
+                request.ranking = ranking.clone();
+                let p = plan(
+                    &request.plan_request(&q.prepared.query),
+                    &q.prepared.classification,
+                    q.prepared.intent,
+                );
+                let (kind, files, candidates) =
+                    repo.index.rerank_candidates(ranking, &q.prepared, &p, &q.lists, depth)?;
+                let relevant = files
+                    .iter()
+                    .map(|f| {
+                        repo.index.manifest.files.get(f.index()).is_some_and(|e| {
+                            let path = super::repo_path(&repo.prefix, &e.path);
+                            q.task.labels.iter().any(|l| path_matches(&path, l))
+                        })
+                    })
+                    .collect();
+                Some(TrainingQuestion { kind, candidates, relevant })
+            })
+            .collect())
+    }
+
+    /// Fits the reranker on the queries `keep` admits, over `ranking`'s
+    /// fused candidates.
+    fn fit_reranker(
+        &mut self,
+        ranking: &RankingConfig,
+        keep: &dyn Fn(&Query) -> bool,
+    ) -> Result<RerankModel> {
+        let params = FitParams::default();
+        let questions = self.rerank_questions(ranking, params.depth)?;
+        let chosen: Vec<TrainingQuestion> = self
+            .queries
+            .iter()
+            .zip(questions)
+            .filter(|(q, _)| keep(q))
+            .filter_map(|(_, t)| t)
+            .collect();
+        Ok(RerankModel::fit(&chosen, &params))
+    }
+
     /// Per-query NDCG@10 of a ranking, with its stage lists retrieved.
     fn evaluate(&mut self, ranking: &RankingConfig) -> Result<Vec<f64>> {
         self.refresh(ranking)?;
@@ -768,6 +825,12 @@ pub struct TuneReport {
     pub cv_default: Vec<Breakdown>,
     /// Per training set: the ranking learned without each fold, on that fold.
     pub cv_learned: Vec<Breakdown>,
+    /// Per training set: the fold-learned rankings with a reranker fit
+    /// without each fold, on that fold.
+    pub cv_reranked: Vec<Breakdown>,
+    /// Whether the written ranking has the reranker (it helped under
+    /// cross-validation).
+    pub reranker_kept: bool,
     /// Per training set: the seed's text modality alone.
     pub cv_seed_text: Vec<Breakdown>,
     /// Per training set: the text modality alone under the ranking learned
@@ -803,6 +866,9 @@ pub struct TuneOptions {
     pub reuse: bool,
     /// Folds of repositories for cross-validation.
     pub folds: usize,
+    /// Keep this ranking's parameters and fit only the reranker (None:
+    /// fit the parameters from the seed first).
+    pub start: Option<RankingConfig>,
 }
 
 /// Learns a ranking; `status` receives progress lines.
@@ -835,26 +901,43 @@ pub fn run(opts: &TuneOptions, status: &mut dyn FnMut(&str)) -> Result<TuneRepor
     let seed_ndcg = corpus.evaluate(&seed)?;
     let default_ndcg = corpus.evaluate(&shipped)?;
     let all = |_: &Query| true;
-    let (learned, train_objective) =
-        corpus.tune(&seed, &all, &mut |line| status(&format!("all folds {line}")))?;
+    // With a starting ranking, its knobs stay and only the reranker is fit.
+    let start = opts.start.as_ref().map(|r| RankingConfig { reranker: None, ..r.clone() });
+    let (learned, train_objective) = match &start {
+        Some(r) => {
+            let n = corpus.evaluate(r)?;
+            (r.clone(), corpus.objective(&n, &all))
+        }
+        None => corpus.tune(&seed, &all, &mut |line| status(&format!("all folds {line}")))?,
+    };
     // Each query's NDCG under the ranking learned without its fold, and
     // under that ranking with each signal switched against the final choice.
     let mut cv_ndcg = vec![0.0; corpus.queries.len()];
     let mut cv_text_ndcg = vec![0.0; corpus.queries.len()];
+    let mut cv_reranked_ndcg = vec![0.0; corpus.queries.len()];
     let mut toggled_ndcg = vec![vec![0.0; corpus.queries.len()]; SWITCHES.len()];
     for fold in 0..k {
         let train = |q: &Query| fold_of[q.repo] != fold;
-        let (fold_learned, obj) = corpus
-            .tune(&seed, &train, &mut |line| status(&format!("fold {}/{k} {line}", fold + 1)))?;
+        let (fold_learned, obj) = match &start {
+            Some(r) => (r.clone(), 0.0),
+            None => corpus.tune(&seed, &train, &mut |line| {
+                status(&format!("fold {}/{k} {line}", fold + 1))
+            })?,
+        };
         let text = corpus.evaluate_text(&fold_learned)?;
         let ndcgs = corpus.evaluate(&fold_learned)?;
+        let reranker = corpus.fit_reranker(&fold_learned, &train)?;
+        let reranked =
+            corpus.evaluate(&RankingConfig { reranker: Some(reranker), ..fold_learned.clone() })?;
         for (i, q) in corpus.queries.iter().enumerate() {
             if fold_of[q.repo] == fold {
                 cv_ndcg[i] = ndcgs[i];
                 cv_text_ndcg[i] = text[i];
+                cv_reranked_ndcg[i] = reranked[i];
             }
         }
-        for (si, switch) in SWITCHES.iter().enumerate() {
+        let switches_here: &[Switch] = if start.is_some() { &[] } else { &SWITCHES };
+        for (si, switch) in switches_here.iter().enumerate() {
             let flipped = switch.forced(&fold_learned, !switch.is_on(&learned));
             let ndcgs = corpus.evaluate(&flipped)?;
             for (i, q) in corpus.queries.iter().enumerate() {
@@ -865,10 +948,11 @@ pub fn run(opts: &TuneOptions, status: &mut dyn FnMut(&str)) -> Result<TuneRepor
         }
         let held = |q: &Query| fold_of[q.repo] == fold;
         status(&format!(
-            "fold {}/{k}: train {obj:.4}; held out: seed {:.4}, learned {:.4}",
+            "fold {}/{k}: train {obj:.4}; held out: seed {:.4}, learned {:.4}, reranked {:.4}",
             fold + 1,
             corpus.objective(&seed_ndcg, &held),
             corpus.objective(&ndcgs, &held),
+            corpus.objective(&reranked, &held),
         ));
     }
     let per_set = |ndcgs: &[f64], c: &Corpus| -> Vec<Breakdown> {
@@ -887,7 +971,8 @@ pub fn run(opts: &TuneOptions, status: &mut dyn FnMut(&str)) -> Result<TuneRepor
     let cv_objective = corpus.objective(&cv_ndcg, &all);
     let mut learned = learned;
     let mut switches = Vec::new();
-    for (sw, toggled) in SWITCHES.iter().zip(&toggled_ndcg) {
+    let switches_run: &[Switch] = if start.is_some() { &[] } else { &SWITCHES };
+    for (sw, toggled) in switches_run.iter().zip(&toggled_ndcg) {
         let on = sw.is_on(&learned);
         let pruned = on && corpus.objective(toggled, &all) > cv_objective - MIN_GAIN;
         switches.push(SwitchReport {
@@ -913,6 +998,14 @@ pub fn run(opts: &TuneOptions, status: &mut dyn FnMut(&str)) -> Result<TuneRepor
     } else {
         train_objective
     };
+    // The reranker ships only where cross-validation says it helps.
+    let cv_reranked = per_set(&cv_reranked_ndcg, &corpus);
+    let reranker_kept = corpus.objective(&cv_reranked_ndcg, &all) > cv_objective + MIN_GAIN;
+    if reranker_kept {
+        learned.reranker = Some(corpus.fit_reranker(&learned, &all)?);
+    } else {
+        status("reranker: not kept, it does not help under cross-validation");
+    }
     let validation = match &opts.validation {
         None => None,
         Some((bench, checkouts, index_root)) => {
@@ -945,6 +1038,8 @@ pub fn run(opts: &TuneOptions, status: &mut dyn FnMut(&str)) -> Result<TuneRepor
         cv_learned_text,
         cv_default,
         cv_learned,
+        cv_reranked,
+        reranker_kept,
         switches,
         learned: learned.to_file(Base::Seed)?,
         train_objective,
@@ -993,6 +1088,7 @@ pub fn render(r: &TuneReport) -> String {
                 ("seed", &r.cv_seed[i]),
                 ("default", &r.cv_default[i]),
                 ("learned", &r.cv_learned[i]),
+                ("reranked", &r.cv_reranked[i]),
                 ("seed text", &r.cv_seed_text[i]),
                 ("lrnd text", &r.cv_learned_text[i]),
             ],
