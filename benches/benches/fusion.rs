@@ -1,14 +1,19 @@
 //! What a query pays for Maguyva's routing: classifying the question and
 //! fusing three modalities' lists (80 fragments each over a few hundred
 //! files, what a 10-result search fetches) with the centrality boost and the
-//! vendor check. Issue budget: under 0.1 ms together.
+//! vendor check. Issue budget: under 0.1 ms together. Then the learned
+//! reranker's cost over 30 candidates (budget: well under 1 ms with the
+//! features, which the evaluation's latency figures include).
 
 #![forbid(unsafe_code)]
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use maguyva_benches::XorShift;
 use maguyva_core::{ChunkId, FileId, Hit, LineSpan, Modality};
-use maguyva_fusion::{FusionContext, FusionParams, Intent, IntentClassifier, fuse};
+use maguyva_fusion::{
+    FEATURE_COUNT, Features, FitParams, FusionContext, FusionParams, Intent, IntentClassifier,
+    QuestionKind, RerankModel, TrainingQuestion, TreeParams, fuse,
+};
 use std::hint::black_box;
 
 struct Context {
@@ -70,6 +75,35 @@ fn bench(c: &mut Criterion) {
             let weights = Intent::UnderstandCode.profile();
             black_box((c, fuse(black_box(&lists), &weights, &params, &context)))
         })
+    });
+    // The reranker over the first 30 fused candidates: the shipped linear
+    // kind, and one with 300 trees of depth 4 (the research option).
+    let mut rng = XorShift::new(11);
+    let candidates: Vec<Features> = (0..30)
+        .map(|_| {
+            let mut x = [0.0f32; FEATURE_COUNT];
+            for v in &mut x {
+                *v = (rng.next_u64() % 1000) as f32 / 1000.0;
+            }
+            x
+        })
+        .collect();
+    let questions: Vec<TrainingQuestion> = (0..200)
+        .map(|q| TrainingQuestion {
+            kind: QuestionKind::Other,
+            candidates: candidates.iter().map(|x| x.map(|v| (v + q as f32 * 0.37) % 1.0)).collect(),
+            relevant: (0..30).map(|i| i % 7 == q % 7).collect(),
+        })
+        .collect();
+    let mut fit = FitParams { steps: 20, ..FitParams::default() };
+    let linear = RerankModel::fit(&questions, &fit);
+    fit.trees = TreeParams { trees: 300, max_depth: 4, ..TreeParams::default() };
+    let trees = RerankModel::fit(&questions, &fit);
+    group.bench_function("rerank_30_linear", |b| {
+        b.iter(|| black_box(linear.order(QuestionKind::Other, black_box(&candidates))))
+    });
+    group.bench_function("rerank_30_trees", |b| {
+        b.iter(|| black_box(trees.order(QuestionKind::Other, black_box(&candidates))))
     });
     group.finish();
 }

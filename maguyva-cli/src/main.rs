@@ -327,6 +327,11 @@ struct EvalArgs {
     /// reranker over its fused candidates.
     #[arg(long, requires = "tune")]
     rerank_only: bool,
+    /// With --tune: grow this many regression trees (LambdaMART, depth 4)
+    /// on the reranker's linear score; 0, the default, fits the linear
+    /// score alone (doc/ranking.md says why).
+    #[arg(long, default_value_t = 0, value_name = "N", requires = "tune")]
+    rerank_trees: usize,
     /// The weight of each `--bench` in `--tune`'s objective, in order
     /// (repeatable; 1 for those not given).
     #[arg(long = "bench-weight", value_name = "W")]
@@ -901,6 +906,7 @@ fn tune(args: EvalArgs, index_root: PathBuf, settings: IndexSettings) -> Result<
         reuse: args.reuse,
         folds: args.folds,
         start: if args.rerank_only { Some(RankingConfig::named(&args.ranking)?) } else { None },
+        rerank_trees: args.rerank_trees,
     };
     let report = eval::tune::run(&opts, &mut |line| note(line))?;
     std::fs::write(&out, format!("{}\n", serde_json::to_string_pretty(&report.learned)?))

@@ -342,3 +342,71 @@ fn results_show_best_lines_whole_fragments_or_several_pieces_as_asked() {
     let run = repo.run(&["search", query, "--per-file", "0"]);
     assert_eq!(run.code, 2, "{}", run.stderr);
 }
+
+#[test]
+fn a_bare_name_defined_in_code_and_in_tests_answers_with_the_code_first() {
+    // A test double of the same name, mentioned far more often, would rank
+    // first by words alone; the code's definition is what the name asks.
+    let repo = Repo::empty();
+    let helpers: String = (0..30)
+        .map(|i| format!("def test_store_{i}():\n    s = SessionStore()\n    assert s\n\n"))
+        .collect();
+    repo.write(
+        "tests/test_session.py",
+        format!("class SessionStore:\n    \"\"\"A fake SessionStore.\"\"\"\n\n{helpers}"),
+    );
+    repo.write(
+        "app/session.py",
+        "class SessionStore:\n    \"\"\"Keeps sessions by id.\"\"\"\n\n    def get(self, key):\n        return None\n",
+    );
+    repo.write(
+        "src/session_store.go",
+        "package session\n\n// SessionStore keeps sessions.\ntype SessionStore struct{}\n",
+    );
+    repo.write(
+        "src/session_store_test.go",
+        "package session\n\ntype SessionStore struct{}\n\nfunc TestSessionStore(t *testing.T) { _ = SessionStore{}; _ = SessionStore{} }\n",
+    );
+    let (run, json) = repo.search_json("SessionStore", &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let paths = result_paths(&json);
+    let code: Vec<&String> = paths.iter().take(2).collect();
+    assert!(
+        code.iter().all(|p| *p == "app/session.py" || *p == "src/session_store.go"),
+        "{paths:?}"
+    );
+    assert!(paths.iter().position(|p| p == "tests/test_session.py").is_some_and(|i| i >= 2));
+}
+
+#[test]
+fn a_ranking_file_can_carry_a_reranker_and_a_wrong_one_is_refused() {
+    let repo = Repo::fixture("python");
+    // A reranker that puts test files first shows that the file's model
+    // orders the candidates.
+    let names: Vec<&str> = maguyva_fusion::FEATURE_NAMES.to_vec();
+    let mut weights = vec![0.0f32; names.len()];
+    weights[0] = 1.0;
+    weights[names.iter().position(|n| *n == "test_file").unwrap()] = 100.0;
+    let model = serde_json::json!({
+        "reranker": {"depth": 30, "features": names, "weights": [weights, weights, weights]}
+    });
+    let file = repo.write(".ranking.json", model.to_string());
+    repo.write(
+        "tests/test_cart.py",
+        "from shop.cart import Cart\n\ndef test_discount():\n    assert Cart().total() == 0\n",
+    );
+    let query = "apply discount to the cart total";
+    let (_, plain) = repo.search_json(query, &[]);
+    let plain = result_paths(&plain);
+    assert!(!plain[0].starts_with("tests/"), "{plain:?}");
+    assert!(plain.iter().any(|p| p == "tests/test_cart.py"), "{plain:?}");
+    let (run, json) = repo.search_json(query, &["--ranking", file.to_str().unwrap()]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(result_paths(&json)[0], "tests/test_cart.py");
+    let mut wrong = model.clone();
+    wrong["reranker"]["features"][2] = "something_else".into();
+    std::fs::write(&file, wrong.to_string()).unwrap();
+    let run = repo.run(&["search", "cart", "--ranking", file.to_str().unwrap()]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("reranker"), "{}", run.stderr);
+}

@@ -41,6 +41,7 @@ pub use crate::{
         FileFacts, NAMED_FILE_LIFT, PATH_WORDS_LIFT, QUERY_SYMBOL_LIFT, Signals, TEST_FILE_FACTOR,
         file_prior, folded_name, is_test_path, path_word_share,
     },
+    trees::{Tree, TreeParams},
     weights::{
         BOOST_SCALE, MAX_BOOST, ModalityWeights, RRF_K_DEFAULT, RRF_K_THOROUGH, VENDOR_FACTOR,
         centrality_boost, is_vendor_path,
@@ -56,4 +57,5 @@ mod report;
 mod rerank;
 mod rrf;
 mod signals;
+mod trees;
 mod weights;

@@ -10,13 +10,14 @@
 //! that what is learned is a correction of RRF and never more than the data
 //! supports.
 
+use crate::trees::{Tree, TreeData, TreeParams, fit_trees};
 use serde::{Deserialize, Serialize};
 
 /// The features of one candidate, in the order of [`FEATURE_NAMES`].
 pub type Features = [f32; FEATURE_COUNT];
 
 /// How many features describe a candidate.
-pub const FEATURE_COUNT: usize = 24;
+pub const FEATURE_COUNT: usize = 29;
 
 /// The features' names, as the model file lists them.
 pub const FEATURE_NAMES: [&str; FEATURE_COUNT] = [
@@ -44,6 +45,11 @@ pub const FEATURE_NAMES: [&str; FEATURE_COUNT] = [
     "path_depth",
     "centrality",
     "top_level",
+    "word_coverage",
+    "rare_word_coverage",
+    "name_precision",
+    "data_file",
+    "defines_named_type",
 ];
 
 /// The index of the feature every model starts from (and is held to): the
@@ -66,7 +72,7 @@ pub enum QuestionKind {
 }
 
 impl QuestionKind {
-    fn index(self) -> usize {
+    pub(crate) fn index(self) -> usize {
         match self {
             QuestionKind::BareName => 0,
             QuestionKind::Definition => 1,
@@ -87,6 +93,9 @@ pub struct RerankModel {
     /// Per kind of question (bare name, definition, other), one weight per
     /// feature.
     pub weights: Vec<Vec<f32>>,
+    /// Regression trees whose values add to the linear score.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub trees: Vec<Tree>,
 }
 
 /// Why a model file cannot be used.
@@ -124,11 +133,24 @@ pub struct FitParams {
     pub steps: usize,
     /// The step size.
     pub rate: f32,
+    /// Weigh each pair by what swapping it changes of the question's
+    /// NDCG under the current weights (LambdaRank), so that the top of the
+    /// ranking counts most.
+    pub lambda: bool,
+    /// The trees grown on the linear score (none when `trees.trees` is 0).
+    pub trees: TreeParams,
 }
 
 impl Default for FitParams {
     fn default() -> Self {
-        FitParams { depth: 30, l2: 0.01, steps: 300, rate: 0.5 }
+        FitParams {
+            depth: 30,
+            l2: 0.0001,
+            steps: 300,
+            rate: 0.5,
+            lambda: false,
+            trees: TreeParams::default(),
+        }
     }
 }
 
@@ -141,6 +163,7 @@ impl RerankModel {
             depth,
             features: FEATURE_NAMES.iter().map(|s| s.to_string()).collect(),
             weights: vec![w; QUESTION_KINDS],
+            trees: Vec::new(),
         }
     }
 
@@ -162,15 +185,19 @@ impl RerankModel {
         if self.weights.iter().flatten().any(|w| !w.is_finite()) {
             return Err(ModelMismatch("the reranker has a weight that is not a number".into()));
         }
+        for t in &self.trees {
+            t.check().map_err(ModelMismatch)?;
+        }
         Ok(())
     }
 
     /// The score of one candidate of a question of `kind`.
     pub fn score(&self, kind: QuestionKind, x: &Features) -> f32 {
-        match self.weights.get(kind.index()) {
+        let linear = match self.weights.get(kind.index()) {
             Some(w) => w.iter().zip(x).map(|(w, x)| w * x).sum(),
             None => x[FUSED_FEATURE],
-        }
+        };
+        linear + self.trees.iter().map(|t| t.eval(x, kind)).sum::<f32>()
     }
 
     /// The order of `candidates` (indices into it), best first: the first
@@ -196,6 +223,20 @@ impl RerankModel {
                 questions.iter().filter(|q| q.kind == kind).collect();
             let start = model.weights[kind.index()].clone();
             model.weights[kind.index()] = fit_vector(&of_kind, &start, params);
+        }
+        if params.trees.trees > 0 {
+            let questions: Vec<(QuestionKind, &[Features], &[bool])> = questions
+                .iter()
+                .map(|q| {
+                    let n = q.candidates.len().min(params.depth).min(q.relevant.len());
+                    (q.kind, &q.candidates[..n], &q.relevant[..n])
+                })
+                .collect();
+            let start = questions
+                .iter()
+                .map(|(kind, c, _)| c.iter().map(|x| model.score(*kind, x)).collect())
+                .collect();
+            model.trees = fit_trees(&TreeData { questions, start }, &params.trees);
         }
         model
     }
@@ -239,9 +280,17 @@ fn fit_vector(questions: &[&TrainingQuestion], start: &[f32], params: &FitParams
         for (q, pairs, pw) in &prepared {
             let scores: Vec<f32> =
                 q.candidates.iter().map(|x| w.iter().zip(x).map(|(a, b)| a * b).sum()).collect();
+            let position = if params.lambda { positions(&scores) } else { Vec::new() };
+            let ideal = ideal_dcg(q.relevant.iter().filter(|&&r| r).count());
             for &(p, o) in pairs {
+                let pair_weight = if params.lambda {
+                    let gain = |r: usize| 1.0 / ((r + 2) as f32).log2();
+                    (gain(position[p]) - gain(position[o])).abs() / ideal
+                } else {
+                    *pw
+                };
                 // d/dw log(1 + exp(-(s_p - s_o))) = -sigmoid(s_o - s_p) (x_p - x_o)
-                let g = -sigmoid(scores[o] - scores[p]) * pw / n;
+                let g = -sigmoid(scores[o] - scores[p]) * pair_weight / n;
                 for ((gi, xp), xo) in grad.iter_mut().zip(&q.candidates[p]).zip(&q.candidates[o]) {
                     *gi += g * (xp - xo);
                 }
@@ -260,6 +309,24 @@ fn fit_vector(questions: &[&TrainingQuestion], start: &[f32], params: &FitParams
         }
     }
     w
+}
+
+/// Each candidate's zero-based position when sorted by `scores`, best
+/// first.
+pub(crate) fn positions(scores: &[f32]) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..scores.len()).collect();
+    order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]).then(a.cmp(&b)));
+    let mut at = vec![0; scores.len()];
+    for (pos, i) in order.into_iter().enumerate() {
+        at[i] = pos;
+    }
+    at
+}
+
+/// The DCG of `relevant` labels all ranked first (at least one, so that it
+/// can divide).
+pub(crate) fn ideal_dcg(relevant: usize) -> f32 {
+    (0..relevant.clamp(1, 10)).map(|i| 1.0 / ((i + 2) as f32).log2()).sum()
 }
 
 fn sigmoid(x: f32) -> f32 {

@@ -172,6 +172,26 @@ impl QueryEvidence {
         sum / self.words.len() as f32
     }
 
+    /// The share of the query's words `file` holds, each word weighted by
+    /// its rarity among the `files` indexed (`ln(1 + files / (1 + df))`):
+    /// holding the one rare word of a question says more than holding its
+    /// common ones.
+    pub fn rare_coverage(&self, file: FileId, files: u64) -> f32 {
+        let (mut held, mut total) = (0.0f32, 0.0f32);
+        for w in &self.words {
+            let df = if w.whole.is_empty() {
+                let n = w.parts.len().max(1) as u64;
+                w.parts.iter().map(|p| p.len()).sum::<u64>() / n
+            } else {
+                w.whole.len()
+            };
+            let weight = (1.0 + files as f32 / (1.0 + df as f32)).ln();
+            held += weight * w.held_by(file.0);
+            total += weight;
+        }
+        if total > 0.0 { held / total } else { 0.0 }
+    }
+
     /// Whether the best of `candidates` holds enough of the query for it
     /// to be answered.
     pub fn answerable(&self, candidates: impl IntoIterator<Item = FileId>) -> bool {

@@ -5,6 +5,7 @@
 //! the features of thirty candidates cost microseconds.
 
 use crate::Index;
+use crate::admission::QueryEvidence;
 use crate::search::PreparedQuery;
 use maguyva_core::{FileId, Hit, Modality};
 use maguyva_fusion::{
@@ -80,6 +81,11 @@ impl Index {
         let structural = list(Modality::STRUCTURAL);
         let graph = list(Modality::GRAPH);
         let best = fused.first().map_or(0.0, |h| h.score);
+        let evidence = self.text().ok().and_then(|text| {
+            let params = crate::admission::AdmissionParams::default();
+            QueryEvidence::of(prepared.query.text(), text, &self.fragments, &params).ok().flatten()
+        });
+        let files = self.manifest.files.len() as u64;
         let dir_words = &prepared.content_words;
         fused
             .iter()
@@ -122,10 +128,49 @@ impl Index {
                 let c = self.file_centrality.get(hit.file.index()).copied().unwrap_or(0.0);
                 x[22] = c / self.max_centrality.max(f32::EPSILON);
                 x[23] = f32::from(u8::from(depth_of <= 1));
+                if let Some(e) = &evidence {
+                    x[24] = e.coverage(hit.file);
+                    x[25] = e.rare_coverage(hit.file, files);
+                }
+                x[26] = name_precision(&prepared.content_words, path);
+                x[27] = f32::from(u8::from(is_data_path(path)));
+                x[28] = f32::from(u8::from(prepared.named_type_files.contains(&hit.file)));
                 x
             })
             .collect()
     }
+}
+
+/// Whether a path holds data or settings rather than code.
+fn is_data_path(path: &str) -> bool {
+    let ext = path.rsplit_once('.').map_or("", |(_, e)| e);
+    matches!(
+        ext.to_ascii_lowercase().as_str(),
+        "json"
+            | "yaml"
+            | "yml"
+            | "toml"
+            | "xml"
+            | "lock"
+            | "csv"
+            | "ini"
+            | "cfg"
+            | "properties"
+            | "plist"
+    )
+}
+
+/// The share of the words of a file's name that are among `words` (how
+/// much of the name the query explains).
+fn name_precision(words: &[String], path: &str) -> f32 {
+    let stem = maguyva_core::file_stem(path);
+    let parts: Vec<String> =
+        maguyva_core::tokens::split_identifier(stem).map(|p| p.to_lowercase()).collect();
+    if parts.is_empty() || words.is_empty() {
+        return 0.0;
+    }
+    let found = parts.iter().filter(|p| words.contains(p)).count();
+    found as f32 / parts.len() as f32
 }
 
 /// The share of `words` among the words of a file's folders.

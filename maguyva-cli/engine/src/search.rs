@@ -12,7 +12,8 @@ use maguyva_fusion::{
     Classification, Features, FileFacts, FusedHit, FusionContext, FusionParams, FusionStrategy,
     Intent, IntentClassifier, ModalityWeights, Plan, PlanRequest, Preset, QuestionKind,
     ReportAnalysis, RerankModel, Signals, bare_name, definition_name, fallback_plan, file_prior,
-    folded_name, fuse, is_vendor_path, last_segment, named_identifiers, plan, whole_quoted,
+    folded_name, fuse, is_test_path, is_vendor_path, last_segment, named_identifiers, plan,
+    whole_quoted,
 };
 use maguyva_graph::{EdgeKind, GraphRetriever};
 use rayon::prelude::*;
@@ -255,6 +256,9 @@ pub struct PreparedQuery {
     pub content_words: Vec<String>,
     /// The files defining a symbol the query names.
     pub named_files: HashSet<FileId>,
+    /// Those of them defining it as a type (class, struct, enum,
+    /// interface, trait, type or module).
+    pub named_type_files: HashSet<FileId>,
     /// The symbols the query names, folded (`folded_name`), for matching
     /// file names.
     pub named_symbols: Vec<String>,
@@ -343,9 +347,13 @@ impl Index {
 
     /// The files that define a symbol the query names, with the same letter
     /// case; the files re-exporting it only when none defines it.
-    fn files_defining_named_symbols(&self, text: &str) -> Result<HashSet<FileId>> {
+    fn files_defining_named_symbols(
+        &self,
+        text: &str,
+    ) -> Result<(HashSet<FileId>, HashSet<FileId>)> {
         let table = self.symbols()?;
         let mut files = HashSet::new();
+        let mut types = HashSet::new();
         for ident in named_identifiers(text) {
             let name = last_segment(ident);
             let (mut defining, mut reexporting) = (Vec::new(), Vec::new());
@@ -353,7 +361,12 @@ impl Index {
                 match table.get(id) {
                     Some(sym) if sym.name == name => match sym.kind {
                         maguyva_ast::SymbolKind::Reexport => reexporting.push(sym.file),
-                        _ => defining.push(sym.file),
+                        kind => {
+                            if is_type_kind(kind) {
+                                types.insert(sym.file);
+                            }
+                            defining.push(sym.file)
+                        }
                     },
                     _ => {}
                 }
@@ -362,8 +375,15 @@ impl Index {
             // package) is best answered by the file that brings it in.
             files.extend(if defining.is_empty() { reexporting } else { defining });
         }
-        Ok(files)
+        Ok((files, types))
     }
+}
+
+/// Whether a definition of this kind names a type (or a module), which a
+/// bare name more often asks for than a function or field of that name.
+fn is_type_kind(kind: maguyva_ast::SymbolKind) -> bool {
+    use maguyva_ast::SymbolKind as K;
+    matches!(kind, K::Class | K::Struct | K::Enum | K::Interface | K::Trait | K::Type | K::Module)
 }
 
 /// Shows each file that defines a symbol the query names through that
@@ -384,6 +404,24 @@ fn show_definitions(
             hit.lines = def.lines;
         }
     }
+}
+
+/// The files defining a name asked, in the order that puts its primary
+/// definition first: code before tests, then the route's order (the
+/// reranked one, which weighs kinds of file and definition), then the
+/// structural modality's order for files the route did not rank.
+fn primary_definitions_first(
+    defining: Vec<SearchResult>,
+    route: &[SearchResult],
+) -> Vec<SearchResult> {
+    let position = |path: &str| route.iter().position(|r| r.path == path);
+    let mut keyed: Vec<(bool, usize, usize, SearchResult)> = defining
+        .into_iter()
+        .enumerate()
+        .map(|(i, r)| (is_test_path(&r.path), position(&r.path).unwrap_or(usize::MAX), i, r))
+        .collect();
+    keyed.sort_by_key(|k| (k.0, k.1, k.2));
+    keyed.into_iter().map(|k| k.3).collect()
 }
 
 /// Byte offsets of `word` in `text` with no identifier character on either
@@ -434,9 +472,9 @@ impl Index {
         let intent = request.intent.unwrap_or(classification.intent);
         // Only fused rankings use the file priors; an exact string or a
         // regex goes straight to the text modality and never needs symbols.
-        let named_files = match query.mode() {
+        let (named_files, named_type_files) = match query.mode() {
             MatchMode::Keyword => self.files_defining_named_symbols(&request.text)?,
-            MatchMode::Literal | MatchMode::Regex => HashSet::new(),
+            MatchMode::Literal | MatchMode::Regex => (HashSet::new(), HashSet::new()),
         };
         Ok(PreparedQuery {
             query,
@@ -448,6 +486,7 @@ impl Index {
                 maguyva_core::tokens::content_words(&request.text)
             },
             named_files,
+            named_type_files,
             named_symbols: named_identifiers(&request.text)
                 .into_iter()
                 .map(|ident| folded_name(last_segment(ident)))
@@ -847,6 +886,7 @@ impl Index {
                 });
             }
         }
+        let mut first = primary_definitions_first(first, results);
         // Then the files where the name occurs whole (a constant written
         // `UPPER_SNAKE` is a literal): those the route found, in its
         // order, then those it missed, most occurrences first; then the
@@ -1133,6 +1173,40 @@ mod tests {
         // An empty quoted string would match every file.
         assert!(SearchRequest::new("\"\"").query().is_err());
         assert!(SearchRequest::new(" \"  \" ").query().is_err());
+    }
+
+    fn result(path: &str) -> SearchResult {
+        SearchResult {
+            path: path.into(),
+            start_line: 1,
+            end_line: 1,
+            score: 0.0,
+            snippet: String::new(),
+            ranks: BTreeMap::new(),
+            explain: None,
+            evidence: None,
+            definition_line: None,
+            admitted: None,
+            ties: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn primary_definitions_come_first() {
+        // Structural order: a test double, a copy, the code.
+        let defining = vec![result("tests/helpers.py"), result("legacy/v1.py"), result("app.py")];
+        // The route (reranked) put the code above the copy.
+        let route = vec![result("app.py"), result("readme.md"), result("legacy/v1.py")];
+        let paths: Vec<String> =
+            primary_definitions_first(defining, &route).into_iter().map(|r| r.path).collect();
+        assert_eq!(paths, ["app.py", "legacy/v1.py", "tests/helpers.py"]);
+        // Files the route did not rank keep the structural order, after it.
+        let defining = vec![result("b.py"), result("a.py"), result("c.py")];
+        let paths: Vec<String> = primary_definitions_first(defining, &[result("c.py")])
+            .into_iter()
+            .map(|r| r.path)
+            .collect();
+        assert_eq!(paths, ["c.py", "b.py", "a.py"]);
     }
 
     #[test]

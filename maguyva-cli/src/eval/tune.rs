@@ -363,6 +363,8 @@ pub struct Corpus {
     retrieved_with: Option<RankingConfig>,
     repos: Vec<Repo>,
     queries: Vec<Query>,
+    /// How the reranker is fitted.
+    fit: FitParams,
 }
 
 impl std::fmt::Debug for Corpus {
@@ -443,7 +445,8 @@ impl Corpus {
             bail!("no query of the training benchmarks has a checkout");
         }
         let weights = vec![1.0; sets.len()];
-        let mut corpus = Corpus { sets, weights, retrieved_with: None, repos, queries };
+        let fit = FitParams::default();
+        let mut corpus = Corpus { sets, weights, retrieved_with: None, repos, queries, fit };
         corpus.refresh(ranking)?;
         Ok(corpus)
     }
@@ -707,7 +710,7 @@ impl Corpus {
                 );
                 let (kind, files, candidates) =
                     repo.index.rerank_candidates(ranking, &q.prepared, &p, &q.lists, depth)?;
-                let relevant = files
+                let relevant: Vec<bool> = files
                     .iter()
                     .map(|f| {
                         repo.index.manifest.files.get(f.index()).is_some_and(|e| {
@@ -728,7 +731,7 @@ impl Corpus {
         ranking: &RankingConfig,
         keep: &dyn Fn(&Query) -> bool,
     ) -> Result<RerankModel> {
-        let params = FitParams::default();
+        let params = self.fit;
         let questions = self.rerank_questions(ranking, params.depth)?;
         let chosen: Vec<TrainingQuestion> = self
             .queries
@@ -744,6 +747,32 @@ impl Corpus {
     fn evaluate(&mut self, ranking: &RankingConfig) -> Result<Vec<f64>> {
         self.refresh(ranking)?;
         Ok(self.ndcgs(ranking, Preset::Default, None))
+    }
+
+    /// NDCG@10 of the queries `keep` admits as `maguyva search` answers
+    /// them under `ranking` (admission, definitions first and every other
+    /// step after the ordering); 0 for the others.
+    fn searched(&self, ranking: &RankingConfig, keep: &dyn Fn(&Query) -> bool) -> Result<Vec<f64>> {
+        let keep: Vec<bool> = self.queries.iter().map(keep).collect();
+        Ok(self
+            .queries
+            .par_iter()
+            .zip(keep)
+            .map(|(q, keep)| {
+                if !keep {
+                    return Ok(0.0);
+                }
+                let repo = &self.repos[q.repo];
+                let mut request = q.request.clone();
+                request.ranking = ranking.clone();
+                request.snippet_tokens = None;
+                let response = repo.index.search(&request)?;
+                let files = distinct_files(
+                    response.results.iter().map(|r| super::repo_path(&repo.prefix, &r.path)),
+                );
+                Ok(score(&files, &q.task.labels, CUTOFF).ndcg)
+            })
+            .collect::<maguyva_core::Result<_>>()?)
     }
 
     /// NDCG@10 of every query under `ranking`'s text modality alone.
@@ -828,6 +857,11 @@ pub struct TuneReport {
     /// Per training set: the fold-learned rankings with a reranker fit
     /// without each fold, on that fold.
     pub cv_reranked: Vec<Breakdown>,
+    /// Per training set: the fold-learned rankings, without the reranker,
+    /// as `maguyva search` answers (every step after the ordering too).
+    pub cv_searched: Vec<Breakdown>,
+    /// The same with the fold's reranker.
+    pub cv_searched_reranked: Vec<Breakdown>,
     /// Whether the written ranking has the reranker (it helped under
     /// cross-validation).
     pub reranker_kept: bool,
@@ -869,6 +903,8 @@ pub struct TuneOptions {
     /// Keep this ranking's parameters and fit only the reranker (None:
     /// fit the parameters from the seed first).
     pub start: Option<RankingConfig>,
+    /// Regression trees grown on the reranker's linear score (0: none).
+    pub rerank_trees: usize,
 }
 
 /// Learns a ranking; `status` receives progress lines.
@@ -884,6 +920,7 @@ pub fn run(opts: &TuneOptions, status: &mut dyn FnMut(&str)) -> Result<TuneRepor
         &seed,
         status,
     )?;
+    corpus.fit.trees.trees = opts.rerank_trees;
     for (i, w) in opts.weights.iter().enumerate() {
         if let Some(slot) = corpus.weights.get_mut(i) {
             *slot = *w;
@@ -915,6 +952,8 @@ pub fn run(opts: &TuneOptions, status: &mut dyn FnMut(&str)) -> Result<TuneRepor
     let mut cv_ndcg = vec![0.0; corpus.queries.len()];
     let mut cv_text_ndcg = vec![0.0; corpus.queries.len()];
     let mut cv_reranked_ndcg = vec![0.0; corpus.queries.len()];
+    let mut cv_searched_ndcg = vec![0.0; corpus.queries.len()];
+    let mut cv_searched_reranked_ndcg = vec![0.0; corpus.queries.len()];
     let mut toggled_ndcg = vec![vec![0.0; corpus.queries.len()]; SWITCHES.len()];
     for fold in 0..k {
         let train = |q: &Query| fold_of[q.repo] != fold;
@@ -927,13 +966,18 @@ pub fn run(opts: &TuneOptions, status: &mut dyn FnMut(&str)) -> Result<TuneRepor
         let text = corpus.evaluate_text(&fold_learned)?;
         let ndcgs = corpus.evaluate(&fold_learned)?;
         let reranker = corpus.fit_reranker(&fold_learned, &train)?;
-        let reranked =
-            corpus.evaluate(&RankingConfig { reranker: Some(reranker), ..fold_learned.clone() })?;
+        let with_reranker = RankingConfig { reranker: Some(reranker), ..fold_learned.clone() };
+        let reranked = corpus.evaluate(&with_reranker)?;
+        let held = |q: &Query| fold_of[q.repo] == fold;
+        let searched = corpus.searched(&fold_learned, &held)?;
+        let searched_reranked = corpus.searched(&with_reranker, &held)?;
         for (i, q) in corpus.queries.iter().enumerate() {
             if fold_of[q.repo] == fold {
                 cv_ndcg[i] = ndcgs[i];
                 cv_text_ndcg[i] = text[i];
                 cv_reranked_ndcg[i] = reranked[i];
+                cv_searched_ndcg[i] = searched[i];
+                cv_searched_reranked_ndcg[i] = searched_reranked[i];
             }
         }
         let switches_here: &[Switch] = if start.is_some() { &[] } else { &SWITCHES };
@@ -946,7 +990,6 @@ pub fn run(opts: &TuneOptions, status: &mut dyn FnMut(&str)) -> Result<TuneRepor
                 }
             }
         }
-        let held = |q: &Query| fold_of[q.repo] == fold;
         status(&format!(
             "fold {}/{k}: train {obj:.4}; held out: seed {:.4}, learned {:.4}, reranked {:.4}",
             fold + 1,
@@ -1000,6 +1043,8 @@ pub fn run(opts: &TuneOptions, status: &mut dyn FnMut(&str)) -> Result<TuneRepor
     };
     // The reranker ships only where cross-validation says it helps.
     let cv_reranked = per_set(&cv_reranked_ndcg, &corpus);
+    let cv_searched = per_set(&cv_searched_ndcg, &corpus);
+    let cv_searched_reranked = per_set(&cv_searched_reranked_ndcg, &corpus);
     let reranker_kept = corpus.objective(&cv_reranked_ndcg, &all) > cv_objective + MIN_GAIN;
     if reranker_kept {
         learned.reranker = Some(corpus.fit_reranker(&learned, &all)?);
@@ -1039,6 +1084,8 @@ pub fn run(opts: &TuneOptions, status: &mut dyn FnMut(&str)) -> Result<TuneRepor
         cv_default,
         cv_learned,
         cv_reranked,
+        cv_searched,
+        cv_searched_reranked,
         reranker_kept,
         switches,
         learned: learned.to_file(Base::Seed)?,
@@ -1089,6 +1136,8 @@ pub fn render(r: &TuneReport) -> String {
                 ("default", &r.cv_default[i]),
                 ("learned", &r.cv_learned[i]),
                 ("reranked", &r.cv_reranked[i]),
+                ("searched", &r.cv_searched[i]),
+                ("srch+rr", &r.cv_searched_reranked[i]),
                 ("seed text", &r.cv_seed_text[i]),
                 ("lrnd text", &r.cv_learned_text[i]),
             ],
