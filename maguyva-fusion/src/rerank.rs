@@ -35,7 +35,7 @@ pub const FEATURE_NAMES: [&str; FEATURE_COUNT] = [
     "graph_score",
     "modalities_agreeing",
     "path_word_share",
-    "stem_word_share",
+    "folder_word_share",
     "defines_named_symbol",
     "named_after_symbol",
     "test_file",
