@@ -23,6 +23,16 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
+/// Reads every modality of a newly opened index, so that answers never
+/// wait on a first read nor depend on the index folder staying in place; a
+/// modality that cannot be read is said in the log, and every query that
+/// needs it says so too.
+fn warm(index: &Index) {
+    if let Err(e) = index.warm() {
+        eprintln!("maguyva: {}", error_text(&e));
+    }
+}
+
 /// What an agent is told of the server when it connects.
 const INSTRUCTIONS: &str = "Code search over one repository. Use `locate` with a whole bug report or issue to find the files to change; \
 `search` for any question in plain words (how something works, where something is handled); `find_definition` when you \
@@ -220,6 +230,7 @@ impl McpServer {
     ) -> maguyva_core::Result<McpServer> {
         let root = maguyva_core::canonical_root(root)?;
         let (index, _) = open_fresh(&root, &dir, &settings, &NoProgress)?;
+        warm(&index);
         let state = Arc::new(State {
             root,
             dir,
@@ -379,7 +390,10 @@ impl State {
                 .map(|(index, _)| index),
         };
         let index = match fresh {
-            Ok(index) => Arc::new(index),
+            Ok(index) => {
+                warm(&index);
+                Arc::new(index)
+            }
             Err(e) => {
                 let why = error_text(&e);
                 eprintln!(

@@ -352,7 +352,8 @@ async fn a_failed_refresh_is_said_in_every_answer_and_retried() {
     assert_eq!(answer["results"][0]["path"], "shop/pricing.py");
     let r =
         client.call_tool(call("find_definition", json!({"name": "apply_discount"}))).await.unwrap();
-    assert_eq!(r.structured_content.as_ref().unwrap()["stale"], true);
+    let content = r.structured_content.as_ref();
+    assert_eq!(content.unwrap_or_else(|| panic!("{}", text(&r)))["stale"], true);
     let r = client.call_tool(call("index_status", json!({}))).await.unwrap();
     let status = r.structured_content.clone().unwrap();
     assert_eq!(status["stale"], true);

@@ -211,6 +211,16 @@ impl Index {
         self.modalities.reader(m)
     }
 
+    /// Reads every modality now instead of on first use, so that a
+    /// server keeps answering from this index even when its folder goes
+    /// away (a refresh that failed half-way, a disk unmounted).
+    pub fn warm(&self) -> Result<()> {
+        for m in modalities::modalities() {
+            self.modality(m)?;
+        }
+        Ok(())
+    }
+
     /// The text modality's index.
     pub fn text(&self) -> Result<&Arc<TextIndex>> {
         Ok(&self.modalities.engine_reader::<TextReader>(Modality::TEXT)?.index)

@@ -986,7 +986,14 @@ impl Index {
             Ordering::Direct(m, hits) => self.one_per_file(&hits, m, request.limit, gate),
             Ordering::Fused(fused) => {
                 timings_ms.insert("fusion".to_string(), crate::millis(t.elapsed()));
-                self.fused_results(&fused, &plan.weights, request.limit, request.explain, gate)
+                self.fused_results(
+                    &fused,
+                    &lists,
+                    &plan.weights,
+                    request.limit,
+                    request.explain,
+                    gate,
+                )
             }
         })
     }
@@ -1001,12 +1008,16 @@ impl Index {
     ) -> Option<SearchResult> {
         let frag = self.fragments.try_get(chunk)?;
         let entry = self.manifest.files.get(file.index())?;
+        let snippet = lines_of(self.content.fragment_text(frag), frag, lines).to_string();
+        // The snippet leaves out the span's trailing empty lines; so do
+        // the line numbers, which must name exactly the lines shown.
+        let shown = snippet.split('\n').count() as u32;
         Some(SearchResult {
             path: entry.path.clone(),
             start_line: lines.start(),
-            end_line: lines.end(),
+            end_line: lines.end().min(lines.start() + shown - 1),
             score,
-            snippet: lines_of(self.content.fragment_text(frag), frag, lines).to_string(),
+            snippet,
             ranks,
             explain: None,
             evidence: None,
@@ -1019,6 +1030,7 @@ impl Index {
     fn fused_results(
         &self,
         fused: &[FusedHit],
+        lists: &[(Modality, Vec<Hit>)],
         weights: &ModalityWeights,
         limit: usize,
         explain: bool,
@@ -1035,6 +1047,20 @@ impl Index {
                 let admitted = gate.admit(h.file)?;
                 let ranks = h.contributions.iter().map(|c| (c.modality, c.rank.0)).collect();
                 let mut r = self.result(h.chunk, h.file, h.lines, h.score, ranks)?;
+                if r.snippet.trim().is_empty()
+                    && let Some(other) = best_with_text(self, lists, h.file)
+                {
+                    // A fragment of blank lines (the gap between two
+                    // definitions) can be a file's best hit in meaning,
+                    // through its file's context; it shows nothing.
+                    r.start_line = other.lines.start();
+                    r.end_line = other.lines.end();
+                    if let Some(text) =
+                        self.result(other.chunk, h.file, other.lines, 0.0, BTreeMap::new())
+                    {
+                        r.snippet = text.snippet;
+                    }
+                }
                 r.admitted = admitted;
                 if explain {
                     r.explain = Some(Explanation {
@@ -1094,6 +1120,20 @@ impl Index {
         }
         out
     }
+}
+
+/// The first hit of `file` in `lists` whose lines hold more than blanks
+/// (the file's text is read already: its result is being made).
+fn best_with_text(index: &Index, lists: &[(Modality, Vec<Hit>)], file: FileId) -> Option<Hit> {
+    lists
+        .iter()
+        .flat_map(|(_, hits)| hits.iter().filter(|h| h.file == file).take(1))
+        .find(|h| {
+            index.fragments.try_get(h.chunk).is_some_and(|f| {
+                !lines_of(index.content.fragment_text(f), f, h.lines).trim().is_empty()
+            })
+        })
+        .cloned()
 }
 
 /// What a result must show to be returned: evidence from the query's words

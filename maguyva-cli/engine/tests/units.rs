@@ -72,7 +72,14 @@ fn results_show_their_best_lines_within_the_snippet_budget() {
             let paths = |rs: &[SearchResult]| rs.iter().map(|r| r.path.clone()).collect::<Vec<_>>();
             assert_eq!(paths(&shown), paths(&whole), "{q:?}: the same files in the same order");
             for (s, w) in shown.iter().zip(&whole) {
-                assert!(is_the_files_lines(root, s), "{}:{}-{}", s.path, s.start_line, s.end_line);
+                assert!(
+                    is_the_files_lines(root, s),
+                    "{}:{}-{} {:?} {q}",
+                    s.path,
+                    s.start_line,
+                    s.end_line,
+                    s.snippet
+                );
                 assert!(s.start_line >= w.start_line && s.end_line <= w.end_line);
                 assert!(
                     result_tokens(s) <= DEFAULT_SNIPPET_TOKENS || s.start_line == s.end_line,
