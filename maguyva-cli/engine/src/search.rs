@@ -920,6 +920,18 @@ impl Index {
             }
         }
         for r in &mut whole {
+            // A fragment chosen for its meaning may not hold the name; the
+            // answer is where the name is.
+            if !has_whole_word(&r.snippet, name)
+                && let Some(i) = self.manifest.files.iter().position(|f| f.path == r.path)
+            {
+                let file = FileId(i as u32);
+                let line = first_word_line(self.content.text(file), name);
+                if let Some(at) = self.result_at_line(file, line, r.score, 0) {
+                    (r.start_line, r.end_line, r.snippet) =
+                        (at.start_line, at.end_line, at.snippet);
+                }
+            }
             r.admitted = Some(Admission::whole("name", name));
         }
         first.append(&mut whole);
