@@ -150,3 +150,37 @@ fn an_overlong_or_unreadable_query_file_is_refused_clearly() {
     let run = repo.run(&["search", "--query-file", at_limit.to_str().unwrap(), "--json"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
 }
+
+#[test]
+fn a_report_ranks_by_its_own_text_settings_not_the_questions() {
+    // The question ranking's text settings, however they are learned, do
+    // not move a report's answer: its lists were fitted with their own.
+    let repo = Repo::fixture("python");
+    let file = repo.write("../report.md", PYTHON_REPORT);
+    let file = file.to_str().expect("a UTF-8 path");
+    let other = repo.write(
+        "../ranking.json",
+        r#"{"keyword": {"bm25": {"k1": 0.6, "b": 0.3}, "path_weight": 0.0, "other_factor": 0.25},
+            "structural": {"doc_words": 0.0, "signature_words": 0.0}}"#,
+    );
+    let other = other.to_str().expect("a UTF-8 path");
+    let plain = json(&repo.run(&["search", "--query-file", file, "--json", "--explain"]));
+    let moved = json(&repo.run(&[
+        "search",
+        "--query-file",
+        file,
+        "--json",
+        "--explain",
+        "--ranking",
+        other,
+    ]));
+    assert_eq!(plain["report"], moved["report"]);
+    assert_eq!(result_paths(&plain), result_paths(&moved));
+    // A ranking file can still set them for the route itself.
+    let own = repo.write(
+        "../report-ranking.json",
+        r#"{"report": {"keyword": {"path_weight": 0.0}, "structural": {"doc_words": 0.0}}}"#,
+    );
+    let run = repo.run(&["search", "--query-file", file, "--ranking", own.to_str().unwrap()]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+}

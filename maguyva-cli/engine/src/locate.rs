@@ -8,8 +8,10 @@
 
 use super::{Index, RankingConfig};
 use crate::search::{SearchRequest, SearchResult};
+use maguyva_ast::StructuralParams;
 use maguyva_core::{FileId, MatchMode, Modality, Query, Result, is_test_path};
 use maguyva_fusion::{ReportAnalysis, fuse_evidence, last_segment};
+use maguyva_trigram::KeywordParams;
 use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
@@ -61,6 +63,13 @@ pub struct ReportWeights {
     /// The factor for test, documentation and example files (the fix is
     /// rarely there).
     pub test_factor: f32,
+    /// The text modality's ranking for the report's word lists: the one
+    /// the weights above were fitted with, whatever the question ranking's
+    /// own (a report is not a question).
+    pub keyword: KeywordParams,
+    /// The structural modality's ranking for the report's symbols list,
+    /// likewise.
+    pub structural: StructuralParams,
 }
 
 impl Default for ReportWeights {
@@ -78,6 +87,12 @@ impl Default for ReportWeights {
             neighbours: 0.5,
             k: 10.0,
             test_factor: 0.5,
+            keyword: KeywordParams {
+                file_evidence: 0.1,
+                other_factor: 0.6,
+                ..KeywordParams::default()
+            },
+            structural: StructuralParams { doc_words: 0.3, ..StructuralParams::default() },
         }
     }
 }
@@ -272,9 +287,14 @@ impl Index {
         // Lists of weight 0 are not made.
         let wanted: Vec<Evidence> =
             Evidence::ALL.into_iter().filter(|&e| weights.of(e) > 0.0).collect();
+        let ranking = RankingConfig {
+            keyword: weights.keyword,
+            structural: weights.structural,
+            ..request.ranking.clone()
+        };
         let lists: Vec<EvidenceList> = wanted
             .par_iter()
-            .map(|&e| self.evidence(e, report, &request.ranking))
+            .map(|&e| self.evidence(e, report, &ranking))
             .collect::<Result<_>>()?;
         timings_ms.insert("report_evidence".to_string(), crate::millis(t.elapsed()));
         let weighted: Vec<(f32, Vec<FileId>)> = lists
