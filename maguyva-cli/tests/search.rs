@@ -341,6 +341,15 @@ fn results_show_best_lines_whole_fragments_or_several_pieces_as_asked() {
     assert_ne!(results[0]["start_line"], results[1]["start_line"]);
     let run = repo.run(&["search", query, "--per-file", "0"]);
     assert_eq!(run.code, 2, "{}", run.stderr);
+    // The blank lines between the two functions can be the best hit in
+    // meaning; no preset shows a result of blanks.
+    for preset in ["quick", "default", "thorough"] {
+        let (run, json) = repo.search_json(query, &["--preset", preset]);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        for r in json["results"].as_array().unwrap() {
+            assert!(!r["snippet"].as_str().unwrap().trim().is_empty(), "{preset}: {r}");
+        }
+    }
 }
 
 #[test]

@@ -1059,20 +1059,10 @@ impl Index {
                 let admitted = gate.admit(h.file)?;
                 let ranks = h.contributions.iter().map(|c| (c.modality, c.rank.0)).collect();
                 let mut r = self.result(h.chunk, h.file, h.lines, h.score, ranks)?;
-                if r.snippet.trim().is_empty()
-                    && let Some(other) = best_with_text(self, lists, h.file)
-                {
-                    // A fragment of blank lines (the gap between two
-                    // definitions) can be a file's best hit in meaning,
-                    // through its file's context; it shows nothing.
-                    r.start_line = other.lines.start();
-                    r.end_line = other.lines.end();
-                    if let Some(text) =
-                        self.result(other.chunk, h.file, other.lines, 0.0, BTreeMap::new())
-                    {
-                        r.snippet = text.snippet;
-                    }
-                }
+                let firsts = lists
+                    .iter()
+                    .flat_map(|(_, hits)| hits.iter().filter(|x| x.file == h.file).take(1));
+                self.show_text_not_blanks(&mut r, h.file, firsts);
                 r.admitted = admitted;
                 if explain {
                     r.explain = Some(Explanation {
@@ -1127,25 +1117,38 @@ impl Index {
                 BTreeMap::from([(modality, rank)]),
             ) {
                 r.admitted = admitted;
+                let others = hits.iter().filter(|x| x.file == hit.file);
+                self.show_text_not_blanks(&mut r, hit.file, others);
                 out.push(r);
             }
         }
         out
     }
-}
 
-/// The first hit of `file` in `lists` whose lines hold more than blanks
-/// (the file's text is read already: its result is being made).
-fn best_with_text(index: &Index, lists: &[(Modality, Vec<Hit>)], file: FileId) -> Option<Hit> {
-    lists
-        .iter()
-        .flat_map(|(_, hits)| hits.iter().filter(|h| h.file == file).take(1))
-        .find(|h| {
-            index.fragments.try_get(h.chunk).is_some_and(|f| {
-                !lines_of(index.content.fragment_text(f), f, h.lines).trim().is_empty()
-            })
-        })
-        .cloned()
+    /// A fragment of blank lines (the gap between two definitions) can be
+    /// a file's best hit in meaning, through its file's context; it shows
+    /// nothing, so a result showing only blanks is shown through the first
+    /// of `hits` (the file's other hits) with text. The file's text is
+    /// read already: its result is being made.
+    fn show_text_not_blanks<'h>(
+        &self,
+        r: &mut SearchResult,
+        file: FileId,
+        hits: impl Iterator<Item = &'h Hit>,
+    ) {
+        if !r.snippet.trim().is_empty() {
+            return;
+        }
+        for h in hits {
+            if let Some(other) = self.result(h.chunk, file, h.lines, 0.0, BTreeMap::new())
+                && !other.snippet.trim().is_empty()
+            {
+                (r.start_line, r.end_line, r.snippet) =
+                    (other.start_line, other.end_line, other.snippet);
+                return;
+            }
+        }
+    }
 }
 
 /// What a result must show to be returned: evidence from the query's words
