@@ -486,19 +486,7 @@ mod tests {
     use super::*;
 
     fn result(snippet: &str) -> SearchResult {
-        SearchResult {
-            path: "a.rs".into(),
-            start_line: 10,
-            end_line: 10 + snippet.lines().count() as u32 - 1,
-            score: 1.0,
-            snippet: snippet.into(),
-            ranks: BTreeMap::new(),
-            explain: None,
-            evidence: None,
-            definition_line: None,
-            admitted: None,
-            ties: Vec::new(),
-        }
+        SearchResult::lines("a.rs", 10, 10 + snippet.lines().count() as u32 - 1, 1.0, snippet)
     }
 
     #[test]

@@ -220,22 +220,9 @@ pub fn shape(
 mod tests {
     use super::*;
     use proptest::prelude::*;
-    use std::collections::BTreeMap;
 
     fn result(path: &str, snippet: &str, line: u32) -> SearchResult {
-        SearchResult {
-            path: path.into(),
-            start_line: line,
-            end_line: line + snippet.lines().count() as u32,
-            score: 1.0,
-            snippet: snippet.into(),
-            ranks: BTreeMap::new(),
-            explain: None,
-            evidence: None,
-            definition_line: None,
-            admitted: None,
-            ties: Vec::new(),
-        }
+        SearchResult::lines(path, line, line + snippet.lines().count() as u32, 1.0, snippet)
     }
 
     #[test]

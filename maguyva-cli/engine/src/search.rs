@@ -191,6 +191,32 @@ pub struct SearchResult {
     pub ties: Vec<crate::locate::Tie>,
 }
 
+impl SearchResult {
+    /// A result showing `snippet`, lines `start_line..=end_line` of `path`,
+    /// with nothing else said of it yet (no ranks, evidence or ties).
+    pub fn lines(
+        path: impl Into<String>,
+        start_line: u32,
+        end_line: u32,
+        score: f32,
+        snippet: impl Into<String>,
+    ) -> SearchResult {
+        SearchResult {
+            path: path.into(),
+            start_line,
+            end_line,
+            score,
+            snippet: snippet.into(),
+            ranks: BTreeMap::new(),
+            explain: None,
+            evidence: None,
+            definition_line: None,
+            admitted: None,
+            ties: Vec::new(),
+        }
+    }
+}
+
 /// How a search was run, for explanations.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PlanReport {
@@ -1024,18 +1050,10 @@ impl Index {
         // The snippet leaves out the span's trailing empty lines; so do
         // the line numbers, which must name exactly the lines shown.
         let shown = snippet.split('\n').count() as u32;
+        let end = lines.end().min(lines.start() + shown - 1);
         Some(SearchResult {
-            path: entry.path.clone(),
-            start_line: lines.start(),
-            end_line: lines.end().min(lines.start() + shown - 1),
-            score,
-            snippet,
             ranks,
-            explain: None,
-            evidence: None,
-            definition_line: None,
-            admitted: None,
-            ties: Vec::new(),
+            ..SearchResult::lines(entry.path.clone(), lines.start(), end, score, snippet)
         })
     }
 
@@ -1231,19 +1249,7 @@ mod tests {
     }
 
     fn result(path: &str) -> SearchResult {
-        SearchResult {
-            path: path.into(),
-            start_line: 1,
-            end_line: 1,
-            score: 0.0,
-            snippet: String::new(),
-            ranks: BTreeMap::new(),
-            explain: None,
-            evidence: None,
-            definition_line: None,
-            admitted: None,
-            ties: Vec::new(),
-        }
+        SearchResult::lines(path, 1, 1, 0.0, "")
     }
 
     #[test]
