@@ -110,8 +110,8 @@ impl std::fmt::Display for ModelMismatch {
 
 impl std::error::Error for ModelMismatch {}
 
-/// One training question: its candidates' features, whether each is
-/// labelled relevant, and how many labels the question has in all.
+/// One training question: its candidates' features and whether each is
+/// labelled relevant.
 #[derive(Debug, Clone)]
 pub struct TrainingQuestion {
     /// The kind of question.

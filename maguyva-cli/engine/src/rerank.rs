@@ -86,7 +86,6 @@ impl Index {
             QueryEvidence::of(prepared.query.text(), text, &self.fragments, &params).ok().flatten()
         });
         let files = self.manifest.files.len() as u64;
-        let dir_words = &prepared.content_words;
         fused
             .iter()
             .take(depth)
@@ -115,7 +114,7 @@ impl Index {
                     / 4.0;
                 x[13] = path_word_share(&prepared.content_words, path);
                 let dir = path.rsplit_once('/').map_or("", |(d, _)| d);
-                x[14] = dir_word_share(dir_words, dir);
+                x[14] = dir_word_share(&prepared.content_words, dir);
                 x[15] = f32::from(u8::from(prepared.named_files.contains(&hit.file)));
                 let stem = folded_name(maguyva_core::file_stem(path));
                 x[16] = f32::from(u8::from(prepared.named_symbols.contains(&stem)));

@@ -561,6 +561,25 @@ impl Index {
             let hits = lists.iter().find(|(x, _)| x == m).map(|(_, h)| h.clone());
             return Ordering::Direct(*m, hits.unwrap_or_default());
         }
+        let mut fused = self.fuse_lists(ranking, prepared, plan, lists);
+        if let Some(model) = &ranking.reranker {
+            self.rerank(model, prepared, lists, &mut fused);
+        }
+        if prepared.intent == Intent::FindDefinition {
+            show_definitions(&mut fused, prepared, lists);
+        }
+        Ordering::Fused(fused)
+    }
+
+    /// A plan's lists fused with the ranking's parameters and file priors,
+    /// before the reranker.
+    fn fuse_lists(
+        &self,
+        ranking: &RankingConfig,
+        prepared: &PreparedQuery,
+        plan: &Plan,
+        lists: &[(Modality, Vec<Hit>)],
+    ) -> Vec<FusedHit> {
         let context = IndexContext {
             index: self,
             scale: ranking.centrality,
@@ -574,14 +593,7 @@ impl Index {
             boost: ranking.centrality != CentralityScale::Off,
             ..FusionParams::default()
         };
-        let mut fused = fuse(lists, &plan.weights, &params, &context);
-        if let Some(model) = &ranking.reranker {
-            self.rerank(model, prepared, lists, &mut fused);
-        }
-        if prepared.intent == Intent::FindDefinition {
-            show_definitions(&mut fused, prepared, lists);
-        }
-        Ordering::Fused(fused)
+        fuse(lists, &plan.weights, &params, &context)
     }
 
     /// Reorders the first fused candidates by the learned reranker; the
@@ -616,10 +628,10 @@ impl Index {
         lists: &[(Modality, Vec<Hit>)],
         depth: usize,
     ) -> Option<(QuestionKind, Vec<FileId>, Vec<Features>)> {
-        let plain = RankingConfig { reranker: None, ..ranking.clone() };
-        let Ordering::Fused(fused) = self.order(&plain, prepared, plan, lists) else {
+        if plan.weights.active().len() < 2 {
             return None;
-        };
+        }
+        let fused = self.fuse_lists(ranking, prepared, plan, lists);
         let features = self.candidate_features(prepared, lists, &fused, depth);
         let files = fused.iter().take(depth).map(|h| h.file).collect();
         Some((crate::rerank::question_kind(prepared), files, features))
@@ -949,9 +961,8 @@ impl Index {
             // A fragment chosen for its meaning may not hold the name; the
             // answer is where the name is.
             if !has_whole_word(&r.snippet, name)
-                && let Some(i) = self.manifest.files.iter().position(|f| f.path == r.path)
+                && let Some(file) = self.file_at(&r.path)
             {
-                let file = FileId(i as u32);
                 let line = first_word_line(self.content.text(file), name);
                 if let Some(at) = self.result_at_line(file, line, r.score, 0) {
                     (r.start_line, r.end_line, r.snippet) =
@@ -969,11 +980,15 @@ impl Index {
 
     /// Whether the file at `path` holds one of `words` as a whole word.
     fn file_has_any_word(&self, path: &str, words: &[&str]) -> bool {
-        let Some(i) = self.manifest.files.iter().position(|f| f.path == path) else {
-            return false;
-        };
-        let text = self.content.text(FileId(i as u32));
+        let Some(file) = self.file_at(path) else { return false };
+        let text = self.content.text(file);
         words.iter().any(|w| has_whole_word(text, w))
+    }
+
+    /// The id of the indexed file at `path`.
+    fn file_at(&self, path: &str) -> Option<FileId> {
+        let i = self.manifest.files.iter().position(|f| f.path == path)?;
+        Some(FileId(i as u32))
     }
 
     /// Runs a plan's modalities and orders their lists into results; with
