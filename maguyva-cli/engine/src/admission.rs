@@ -77,7 +77,7 @@ impl Admission {
 }
 
 /// One content word of the query and where the index holds it.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct Word {
     word: String,
     /// Files holding the word whole.
@@ -107,7 +107,7 @@ impl Word {
 }
 
 /// A query's content words, looked up once, for admitting files.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct QueryEvidence {
     words: Vec<Word>,
     coverage: f32,

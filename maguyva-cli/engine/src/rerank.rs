@@ -5,7 +5,7 @@
 //! the features of thirty candidates cost microseconds.
 
 use crate::Index;
-use crate::admission::QueryEvidence;
+use crate::admission::AdmissionParams;
 use crate::search::PreparedQuery;
 use maguyva_core::{FileId, Hit, Modality};
 use maguyva_fusion::{
@@ -68,6 +68,7 @@ impl Index {
     /// The features of each of the first `depth` fused candidates.
     pub(crate) fn candidate_features(
         &self,
+        params: &AdmissionParams,
         prepared: &PreparedQuery,
         lists: &[(Modality, Vec<Hit>)],
         fused: &[FusedHit],
@@ -81,10 +82,7 @@ impl Index {
         let structural = list(Modality::STRUCTURAL);
         let graph = list(Modality::GRAPH);
         let best = fused.first().map_or(0.0, |h| h.score);
-        let evidence = self.text().ok().and_then(|text| {
-            let params = crate::admission::AdmissionParams::default();
-            QueryEvidence::of(prepared.query.text(), text, &self.fragments, &params).ok().flatten()
-        });
+        let evidence = prepared.evidence(self, params);
         let files = self.manifest.files.len() as u64;
         fused
             .iter()
@@ -127,7 +125,7 @@ impl Index {
                 let c = self.file_centrality.get(hit.file.index()).copied().unwrap_or(0.0);
                 x[22] = c / self.max_centrality.max(f32::EPSILON);
                 x[23] = f32::from(u8::from(depth_of <= 1));
-                if let Some(e) = &evidence {
+                if let Some(e) = evidence {
                     x[24] = e.coverage(hit.file);
                     x[25] = e.rare_coverage(hit.file, files);
                 }

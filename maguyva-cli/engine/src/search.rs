@@ -3,7 +3,7 @@
 //! their lists by weighted RRF, and explain the result on request.
 
 use super::{CentralityScale, Index, RankingConfig};
-use crate::admission::{Admission, QueryEvidence};
+use crate::admission::{Admission, AdmissionParams, QueryEvidence};
 use crate::budget::BudgetReport;
 use maguyva_core::{
     ChunkId, FileId, Fragment, Hit, LineSpan, MatchMode, Modality, Query, Result, Retriever,
@@ -19,6 +19,7 @@ use maguyva_graph::{EdgeKind, GraphRetriever};
 use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::{BTreeMap, HashSet};
+use std::sync::OnceLock;
 use std::time::Instant;
 
 /// Results asked for when the caller does not say.
@@ -288,6 +289,26 @@ pub struct PreparedQuery {
     /// The symbols the query names, folded (`folded_name`), for matching
     /// file names.
     pub named_symbols: Vec<String>,
+    /// The query's words looked up in the text index, once: by admission
+    /// while the modalities run, or by the reranker when admission is off.
+    pub evidence: OnceLock<Option<QueryEvidence>>,
+}
+
+impl PreparedQuery {
+    /// The query's words looked up in `index`'s text index with `params`
+    /// (None for a query without content words, or an unreadable index).
+    pub(crate) fn evidence(
+        &self,
+        index: &Index,
+        params: &AdmissionParams,
+    ) -> Option<&QueryEvidence> {
+        self.evidence
+            .get_or_init(|| {
+                let text = index.text().ok()?;
+                QueryEvidence::of(self.query.text(), text, &index.fragments, params).ok().flatten()
+            })
+            .as_ref()
+    }
 }
 
 /// A query's ranked files before they become results: the direct path's
@@ -517,6 +538,7 @@ impl Index {
                 .into_iter()
                 .map(|ident| folded_name(last_segment(ident)))
                 .collect(),
+            evidence: OnceLock::new(),
         })
     }
 
@@ -563,7 +585,7 @@ impl Index {
         }
         let mut fused = self.fuse_lists(ranking, prepared, plan, lists);
         if let Some(model) = &ranking.reranker {
-            self.rerank(model, prepared, lists, &mut fused);
+            self.rerank(model, ranking, prepared, lists, &mut fused);
         }
         if prepared.intent == Intent::FindDefinition {
             show_definitions(&mut fused, prepared, lists);
@@ -601,11 +623,13 @@ impl Index {
     fn rerank(
         &self,
         model: &RerankModel,
+        ranking: &RankingConfig,
         prepared: &PreparedQuery,
         lists: &[(Modality, Vec<Hit>)],
         fused: &mut Vec<FusedHit>,
     ) {
-        let features = self.candidate_features(prepared, lists, fused, model.depth);
+        let features =
+            self.candidate_features(&ranking.admission, prepared, lists, fused, model.depth);
         let order = model.order(crate::rerank::question_kind(prepared), &features);
         let scores: Vec<f32> = fused.iter().map(|h| h.score).collect();
         let mut old: Vec<Option<FusedHit>> = std::mem::take(fused).into_iter().map(Some).collect();
@@ -632,7 +656,7 @@ impl Index {
             return None;
         }
         let fused = self.fuse_lists(ranking, prepared, plan, lists);
-        let features = self.candidate_features(prepared, lists, &fused, depth);
+        let features = self.candidate_features(&ranking.admission, prepared, lists, &fused, depth);
         let files = fused.iter().take(depth).map(|h| h.file).collect();
         Some((crate::rerank::question_kind(prepared), files, features))
     }
@@ -1013,21 +1037,29 @@ impl Index {
                 let fetch = if direct_match { request.limit } else { Self::fetch_size(request) };
                 self.retrieve(&prepared.query, &plan.weights.active(), &request.ranking, fetch)
             },
-            || -> Result<(Option<QueryEvidence>, f64)> {
-                if !admission {
-                    return Ok((None, 0.0));
+            || -> Result<f64> {
+                if !admission || prepared.evidence.get().is_some() {
+                    return Ok(0.0);
                 }
                 let t = Instant::now();
-                let e = QueryEvidence::of(&request.text, self.text()?, &self.fragments, params)?;
-                Ok((e, crate::millis(t.elapsed())))
+                let e = QueryEvidence::of(
+                    prepared.query.text(),
+                    self.text()?,
+                    &self.fragments,
+                    params,
+                )?;
+                // Set once: a fallback plan's second answer reads the same.
+                let _ = prepared.evidence.set(e);
+                Ok(crate::millis(t.elapsed()))
             },
         );
-        let (runs, (evidence, admission_ms)) = (runs?, evidence?);
+        let (runs, admission_ms) = (runs?, evidence?);
         if admission {
             timings_ms.insert("admission".to_string(), admission_ms);
         }
-        let gate =
-            Gate { evidence: evidence.as_ref(), floor: if admission { params.floor } else { 0.0 } };
+        let evidence =
+            if admission { prepared.evidence.get().and_then(Option::as_ref) } else { None };
+        let gate = Gate { evidence, floor: if admission { params.floor } else { 0.0 } };
         let gate = &gate;
         let mut lists = Vec::with_capacity(runs.len());
         for (m, hits, ms) in runs {
