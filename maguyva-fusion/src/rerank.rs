@@ -197,7 +197,11 @@ impl RerankModel {
             Some(w) => w.iter().zip(x).map(|(w, x)| w * x).sum(),
             None => x[FUSED_FEATURE],
         };
-        linear + self.trees.iter().map(|t| t.eval(x, kind)).sum::<f32>()
+        if self.trees.is_empty() {
+            return linear;
+        }
+        let inputs = crate::trees::inputs(x, kind);
+        linear + self.trees.iter().map(|t| t.value_of(&inputs)).sum::<f32>()
     }
 
     /// The order of `candidates` (indices into it), best first: the first

@@ -10,6 +10,9 @@ use serde::{Deserialize, Serialize};
 /// The number a tree reads for the kind of question, after the features.
 pub(crate) const KIND_FEATURE: usize = FEATURE_COUNT;
 
+/// The numbers a tree reads per candidate.
+pub(crate) const INPUTS: usize = FEATURE_COUNT + 1;
+
 /// Marks a leaf in [`Tree::feature`].
 const LEAF: u8 = u8::MAX;
 
@@ -32,15 +35,24 @@ pub struct Tree {
     pub value: Vec<f32>,
 }
 
-/// A feature vector's number `f`, the kind of question included.
-fn input(x: &Features, kind: QuestionKind, f: usize) -> f32 {
-    if f == KIND_FEATURE { kind.index() as f32 } else { x.get(f).copied().unwrap_or(0.0) }
+/// What a tree reads of one candidate: its features, then the kind of
+/// question.
+pub(crate) fn inputs(x: &Features, kind: QuestionKind) -> [f32; INPUTS] {
+    let mut r = [0.0f32; INPUTS];
+    r[..FEATURE_COUNT].copy_from_slice(x);
+    r[KIND_FEATURE] = kind.index() as f32;
+    r
 }
 
 impl Tree {
-    /// The tree's value for one candidate; 0 for a malformed tree (which
-    /// [`Tree::check`] refuses before use).
+    /// The tree's value for one candidate.
     pub fn eval(&self, x: &Features, kind: QuestionKind) -> f32 {
+        self.value_of(&inputs(x, kind))
+    }
+
+    /// The tree's value for a candidate's [`inputs`]; 0 for a malformed
+    /// tree (which [`Tree::check`] refuses before use).
+    pub(crate) fn value_of(&self, r: &[f32; INPUTS]) -> f32 {
         let mut i = 0usize;
         // A well-formed tree reaches a leaf within its node count.
         for _ in 0..=self.feature.len() {
@@ -49,7 +61,8 @@ impl Tree {
                 return self.value.get(i).copied().unwrap_or(0.0);
             }
             let t = self.threshold.get(i).copied().unwrap_or(0.0);
-            let next = if input(x, kind, f as usize) <= t { &self.left } else { &self.right };
+            let x = r.get(f as usize).copied().unwrap_or(0.0);
+            let next = if x <= t { &self.left } else { &self.right };
             i = next.get(i).copied().unwrap_or(u16::MAX) as usize;
         }
         0.0
@@ -127,8 +140,6 @@ pub(crate) struct TreeData<'a> {
     pub start: Vec<Vec<f32>>,
 }
 
-const INPUTS: usize = FEATURE_COUNT + 1;
-
 /// Fits `params.trees` trees to LambdaRank gradients from the start scores.
 pub(crate) fn fit_trees(data: &TreeData<'_>, params: &TreeParams) -> Vec<Tree> {
     // Rows in question order; each row's inputs cut into bins.
@@ -136,13 +147,7 @@ pub(crate) fn fit_trees(data: &TreeData<'_>, params: &TreeParams) -> Vec<Tree> {
     let mut ranges = Vec::new();
     for (kind, cands, _) in &data.questions {
         let start = rows.len();
-        for x in cands.iter() {
-            let mut r = [0.0f32; INPUTS];
-            for (f, slot) in r.iter_mut().enumerate() {
-                *slot = input(x, *kind, f);
-            }
-            rows.push(r);
-        }
+        rows.extend(cands.iter().map(|x| inputs(x, *kind)));
         ranges.push(start..rows.len());
     }
     if rows.is_empty() {
@@ -174,22 +179,11 @@ pub(crate) fn fit_trees(data: &TreeData<'_>, params: &TreeParams) -> Vec<Tree> {
         let grower = Grower { binned: &binned, cuts: &cuts, grad: &grad, hess: &hess, params };
         grower.grow(&mut tree, all, 0);
         for (s, r) in scores.iter_mut().zip(&rows) {
-            *s += eval_row(&tree, r);
+            *s += tree.value_of(r);
         }
         trees.push(tree);
     }
     trees
-}
-
-fn eval_row(tree: &Tree, r: &[f32; INPUTS]) -> f32 {
-    let mut i = 0usize;
-    loop {
-        let f = tree.feature[i];
-        if f == LEAF {
-            return tree.value[i];
-        }
-        i = if r[f as usize] <= tree.threshold[i] { tree.left[i] } else { tree.right[i] } as usize;
-    }
 }
 
 /// Up to `bins` split points of input `f`: distinct values at even
