@@ -409,7 +409,10 @@ impl Index {
                     Some(sym) if sym.name == name => match sym.kind {
                         maguyva_ast::SymbolKind::Reexport => reexporting.push(sym.file),
                         kind => {
-                            if is_type_kind(kind) {
+                            // A bare name more often asks for a type (or a
+                            // module) than for a function or field of it.
+                            use maguyva_ast::SymbolKind as K;
+                            if kind.is_type() || matches!(kind, K::Type | K::Module) {
                                 types.insert(sym.file);
                             }
                             defining.push(sym.file)
@@ -424,13 +427,6 @@ impl Index {
         }
         Ok((files, types))
     }
-}
-
-/// Whether a definition of this kind names a type (or a module), which a
-/// bare name more often asks for than a function or field of that name.
-fn is_type_kind(kind: maguyva_ast::SymbolKind) -> bool {
-    use maguyva_ast::SymbolKind as K;
-    matches!(kind, K::Class | K::Struct | K::Enum | K::Interface | K::Trait | K::Type | K::Module)
 }
 
 /// Shows each file that defines a symbol the query names through that
