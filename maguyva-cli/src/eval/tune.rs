@@ -1143,6 +1143,19 @@ pub fn render(r: &TuneReport) -> String {
             ],
         );
     }
+    if r.sets.len() > 1 {
+        let mean = |b: &[Breakdown]| b.iter().map(|b| b.all).sum::<f64>() / b.len() as f64;
+        let _ = writeln!(
+            out,
+            "mean of the {} sets: seed {:.5}, learned {:.5}, reranked {:.5}, searched {:.5}, srch+rr {:.5}",
+            r.sets.len(),
+            mean(&r.cv_seed),
+            mean(&r.cv_learned),
+            mean(&r.cv_reranked),
+            mean(&r.cv_searched),
+            mean(&r.cv_searched_reranked),
+        );
+    }
     if !r.switches.is_empty() {
         let _ = writeln!(
             out,
