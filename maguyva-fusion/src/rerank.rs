@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 pub type Features = [f32; FEATURE_COUNT];
 
 /// How many features describe a candidate.
-pub const FEATURE_COUNT: usize = 29;
+pub const FEATURE_COUNT: usize = 30;
 
 /// The features' names, as the model file lists them.
 pub const FEATURE_NAMES: [&str; FEATURE_COUNT] = [
@@ -50,6 +50,7 @@ pub const FEATURE_NAMES: [&str; FEATURE_COUNT] = [
     "name_precision",
     "data_file",
     "defines_named_type",
+    "main_language",
 ];
 
 /// The index of the feature every model starts from (and is held to): the

@@ -70,8 +70,8 @@ pub use verify::{VerifiedFile, VerifyReport, verify};
 use maguyva_ast::{StructuralRetriever, SymbolTable};
 use maguyva_core::store::{self, FormatVersion};
 use maguyva_core::{
-    Array, Changes, ContentStore, CorpusBuilder, FragmentTable, Manifest, Modality, ModalityReader,
-    ReadGeneration, SectionFile, canonical_root,
+    Array, Changes, ContentStore, CorpusBuilder, FragmentTable, Language, Manifest, Modality,
+    ModalityReader, ReadGeneration, SectionFile, canonical_root,
 };
 use maguyva_graph::{CallGraph, GraphRetriever};
 use maguyva_semantic::SemanticRetriever;
@@ -81,6 +81,7 @@ use modalities::semantic::{SemanticBuilt, SemanticReader};
 use modalities::structural::{StructuralReader, structural_retriever};
 use modalities::text::{TextBuilt, TextReader};
 use modalities::{EngineOpen, OpenSet};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -134,6 +135,10 @@ pub struct Index {
     pub file_centrality: Array<f32>,
     /// The largest of `file_centrality` (0 when there are no files).
     pub max_centrality: f32,
+    /// Each language's file count over the most common language's: 1 for
+    /// the repository's main language, less for side languages (a build
+    /// script in a Java project).
+    pub language_share: HashMap<Language, f32>,
     /// The generation on disk this was read from, held so that no writer
     /// removes it while it is used; `None` for an index just built.
     generation: Option<Arc<ReadGeneration>>,
@@ -195,6 +200,7 @@ impl Index {
         file_centrality: Array<f32>,
     ) -> Index {
         let max_centrality = file_centrality.iter().copied().fold(0.0, f32::max);
+        let language_share = language_share(manifest.files.iter().map(|f| f.language));
         Index {
             manifest,
             content,
@@ -202,6 +208,7 @@ impl Index {
             modalities: Arc::new(modalities),
             file_centrality,
             max_centrality,
+            language_share,
             generation: None,
         }
     }
@@ -528,4 +535,30 @@ fn staleness(
         }
     };
     Ok((!changes.is_empty()).then_some(Stale::Changed(changes)))
+}
+
+/// Each language's file count over the most common language's (see
+/// [`Index::language_share`]), from each file's language.
+fn language_share(languages: impl Iterator<Item = Option<Language>>) -> HashMap<Language, f32> {
+    let mut counts: HashMap<Language, usize> = HashMap::new();
+    for l in languages.flatten() {
+        *counts.entry(l).or_default() += 1;
+    }
+    let top = counts.values().copied().max().unwrap_or(1).max(1) as f32;
+    counts.into_iter().map(|(l, n)| (l, n as f32 / top)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_main_language_has_share_one_and_side_languages_less() {
+        let files = [Some(Language::Java), None, Some(Language::Java), Some(Language::Bash)];
+        let share = language_share(files.into_iter());
+        assert_eq!(share.get(&Language::Java), Some(&1.0));
+        assert_eq!(share.get(&Language::Bash), Some(&0.5));
+        assert_eq!(share.len(), 2, "a file of no language counts for none");
+        assert!(language_share(std::iter::empty()).is_empty());
+    }
 }

@@ -132,6 +132,8 @@ impl Index {
                 x[26] = name_precision(&prepared.content_words, path);
                 x[27] = f32::from(u8::from(is_data_path(path)));
                 x[28] = f32::from(u8::from(prepared.named_type_files.contains(&hit.file)));
+                let language = self.manifest.files.get(hit.file.index()).and_then(|f| f.language);
+                x[29] = language.and_then(|l| self.language_share.get(&l)).copied().unwrap_or(0.0);
                 x
             })
             .collect()
