@@ -42,3 +42,7 @@ mod cli;
 
 // Honest answers: every result shows evidence, and nonsense finds nothing.
 mod honest;
+
+// The history modality (`maguyva-history`): past commits like a query, in a
+// git work tree, for search and the report route.
+mod history;

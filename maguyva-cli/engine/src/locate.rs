@@ -51,6 +51,10 @@ pub struct ReportWeights {
     /// Definitions whose names, signatures and doc summaries match the
     /// title (the structural modality).
     pub symbols: f32,
+    /// Files modified by the past commits whose messages are most like
+    /// the report (the history modality; empty where the indexed folder
+    /// is no git work tree).
+    pub history: f32,
     /// Files defining the names the report gives.
     pub definitions: f32,
     /// Files the report names: paths, modules, traceback frames.
@@ -82,6 +86,7 @@ impl Default for ReportWeights {
             meaning: 0.3,
             title_meaning: 1.0,
             symbols: 0.5,
+            history: 0.0,
             definitions: 1.4,
             files: 2.0,
             neighbours: 0.5,
@@ -108,6 +113,7 @@ impl ReportWeights {
             Evidence::Meaning => self.meaning,
             Evidence::TitleMeaning => self.title_meaning,
             Evidence::Symbols => self.symbols,
+            Evidence::History => self.history,
             Evidence::Definitions => self.definitions,
             Evidence::Files => self.files,
             Evidence::Neighbours => self.neighbours,
@@ -125,13 +131,14 @@ enum Evidence {
     Meaning,
     TitleMeaning,
     Symbols,
+    History,
     Definitions,
     Files,
     Neighbours,
 }
 
 impl Evidence {
-    const ALL: [Evidence; 10] = [
+    const ALL: [Evidence; 11] = [
         Evidence::Words,
         Evidence::Title,
         Evidence::Code,
@@ -139,6 +146,7 @@ impl Evidence {
         Evidence::Meaning,
         Evidence::TitleMeaning,
         Evidence::Symbols,
+        Evidence::History,
         Evidence::Definitions,
         Evidence::Files,
         Evidence::Neighbours,
@@ -154,6 +162,7 @@ impl Evidence {
             Evidence::Meaning => "meaning",
             Evidence::TitleMeaning => "title_meaning",
             Evidence::Symbols => "symbols",
+            Evidence::History => "history",
             Evidence::Definitions => "definitions",
             Evidence::Files => "files",
             Evidence::Neighbours => "neighbours",
@@ -219,6 +228,8 @@ pub enum TieKind {
     Words,
     /// The report's meaning.
     Meaning,
+    /// Past commits like the report modified it.
+    History,
 }
 
 impl TieKind {
@@ -236,6 +247,7 @@ impl TieKind {
             TieKind::Title => "its title's words",
             TieKind::Words => "its words",
             TieKind::Meaning => "its meaning",
+            TieKind::History => "past commits like it",
         }
     }
 }
@@ -381,6 +393,19 @@ impl Index {
             }
             Evidence::Symbols => {
                 self.ranked_by(Modality::STRUCTURAL, &report.title, ranking, TieKind::Symbol)?
+            }
+            Evidence::History => {
+                let mut files = self.ranked_by(
+                    maguyva_history::HISTORY,
+                    &report.words(),
+                    ranking,
+                    TieKind::History,
+                )?;
+                // A commit modified the whole file: no line of it is the tie.
+                for (_, tie) in &mut files {
+                    tie.line = None;
+                }
+                files
             }
             Evidence::Literals => self.literals_list(report)?,
             Evidence::Definitions => self.definitions_list(report)?,

@@ -26,6 +26,7 @@ fn registered() -> Vec<Arc<dyn ModalityPlugin>> {
         Arc::new(structural::StructuralModality),
         Arc::new(graph::GraphModality),
         Arc::new(maguyva_paths::PathsModality),
+        Arc::new(maguyva_history::HistoryModality),
     ]
 }
 
