@@ -454,10 +454,16 @@ fn verify_checks_every_section_of_every_file() {
     let ok = repo.run(&["index", "--verify"]);
     assert_eq!(ok.code, 0, "{}", ok.stderr);
     // The manifest, the fragments, the outlines, and each modality's file.
-    assert!(ok.stdout.starts_with("verified 8 files"), "{}", ok.stdout);
-    for file in
-        ["text.mgv", "symbols.mgv", "graph.mgv", "semantic.mgv", "outlines.mgv", "paths.mgv"]
-    {
+    assert!(ok.stdout.starts_with("verified 9 files"), "{}", ok.stdout);
+    for file in [
+        "text.mgv",
+        "symbols.mgv",
+        "graph.mgv",
+        "semantic.mgv",
+        "outlines.mgv",
+        "paths.mgv",
+        "history.mgv",
+    ] {
         let victim = current_generation(&repo).join(file);
         let good = std::fs::read(&victim).unwrap();
         // A byte a third of the way in: section data, or padding between
