@@ -4,8 +4,10 @@
   fit.py sample   --pairs pairs.jsonl --out fit-set.jsonl
   fit.py prepare  --data fit-set.jsonl --mirrors MIRRORS --trees TREES [--maguyva BIN]
   fit.py evaluate --data fit-set.jsonl --trees TREES --tool 'CMD {root} {qfile} {query}' [--out R.json]
-  fit.py lists    --data fit-set.jsonl --trees TREES --out lists.json [--maguyva BIN]
-  fit.py fit      --lists lists.json [--validate dev-lists.json] [--folds folds.json]
+  fit.py lists    --data fit-set.jsonl --trees TREES --out lists.json [--maguyva BIN] [--ranking R.json]
+  fit.py walk     --data fit-set.jsonl --mirrors MIRRORS --trees CLONES --out lists.json [--maguyva BIN] [--ranking R.json]
+  fit.py fit      --lists lists.json [--validate dev-lists.json] [--folds folds.json] [--drop LIST]
+                  [--start WEIGHTS] [--free LIST] [--then LIST]
 
 sample: the fitting set, every pair whose text has 60 words or more (the ones most like an issue) and six more of
 each repository (the first by sha1 of instance_id), so every repository counts.
@@ -15,6 +17,11 @@ evaluate: runs a tool once per pair on its tree and prints Acc@1/3/5/10 and MRR 
 definitions: Acc@k = all edited files among the first k distinct files; MRR over the first 20), overall and per
 language. {query} is the text shell-quoted, {qfile} a file holding it.
 lists: asks `maguyva search --report --explain --json` for each pair and keeps every evidence list.
+walk: what prepare and lists do, over git work trees with their history (for the history list): one clone of each
+repository (`git clone --shared` of the mirror, CLONES/OWNER+NAME), checked out at each pair's base commit in
+commit order and refreshed (`maguyva index`), so that each refresh reads only the files that changed; the history
+the index reads is then the base commit's own, older than the fix. Resumes from --out.
+--ranking: a ranking file for the search, for lists that the default leaves out (weight 0), such as history.
 fit: coordinate ascent over the lists' weights, the RRF k and the test-file factor (objective: Acc@1 + Acc@5 +
 Acc@10 + MRR), five folds by repository (folds.json); prints the held-out figures overall and per language, the
 words list alone (plain BM25 of the report) beside them, and the weights fitted on all pairs. Needs numpy.
@@ -22,7 +29,7 @@ words list alone (plain BM25 of the report) beside them, and the weights fitted 
 import argparse, hashlib, json, os, re, shlex, subprocess, sys, tempfile, time
 
 NAMES = ["words", "title", "code", "literals", "meaning", "title_meaning", "symbols", "definitions", "files",
-         "neighbours"]
+         "neighbours", "history"]
 TEST_DIRS = {"test", "tests", "__tests__", "spec", "specs", "testing", "testdata", "test_data", "fixtures", "example",
              "examples", "bench", "benches", "benchmark", "benchmarks", "e2e", "sample", "samples", "snippets", "demo",
              "demos", "doc", "docs"}
@@ -126,17 +133,58 @@ def lists(a):
         root = os.path.join(a.trees, r["instance_id"])
         if not os.path.exists(os.path.join(root, ".done")):
             continue
-        cmd = [a.maguyva, "search", "--json", "--explain", "--report", "-k", "20", "--no-refresh", "--path", root,
-               "--query-file", "-"]
-        p = subprocess.run(cmd, input=r["problem_statement"], capture_output=True, text=True)
-        try:
-            d = json.loads(p.stdout)
-        except json.JSONDecodeError:
-            print("no answer for", r["instance_id"], p.stderr[-200:], file=sys.stderr)
-            continue
-        out.append({"id": r["instance_id"], "repo": r["repo"], "language": r.get("language", "python"),
-                    "gold": r["edited_files"], "lists": (d.get("report") or {}).get("lists", {})})
+        listed = lists_of(a, r, root)
+        if listed is not None:
+            out.append(listed)
     json.dump(out, open(a.out, "w"))
+    print(f"{len(out)} pairs")
+
+
+def lists_of(a, r, root):
+    cmd = [a.maguyva, "search", "--json", "--explain", "--report", "-k", "20", "--no-refresh", "--path", root,
+           "--query-file", "-"] + (["--ranking", a.ranking] if a.ranking else [])
+    p = subprocess.run(cmd, input=r["problem_statement"], capture_output=True, text=True)
+    try:
+        d = json.loads(p.stdout)
+    except json.JSONDecodeError:
+        print("no answer for", r["instance_id"], p.stderr[-200:], file=sys.stderr)
+        return None
+    return {"id": r["instance_id"], "repo": r["repo"], "language": r.get("language", "python"),
+            "gold": r["edited_files"], "lists": (d.get("report") or {}).get("lists", {})}
+
+
+def walk(a):
+    by_repo = {}
+    for r in rows_of(a.data):
+        by_repo.setdefault(r["repo"], []).append(r)
+    out = json.load(open(a.out)) if os.path.exists(a.out) else []
+    done = {x["id"] for x in out}
+    for n, (repo, rows) in enumerate(sorted(by_repo.items())):
+        tree = os.path.join(a.trees, repo.replace("/", "+"))
+        mirror = os.path.join(a.mirrors, repo.replace("/", "+"), "repo")
+        if not os.path.exists(os.path.join(tree, ".git")):
+            subprocess.run(["git", "clone", "-q", "--shared", "--no-checkout", mirror, tree], check=True)
+        git = ["git", "-C", tree]
+        when = lambda c: int(subprocess.run(git + ["log", "-1", "--format=%ct", c], capture_output=True,
+                                            text=True, check=True).stdout.strip())
+        t = time.time()
+        for r in sorted(rows, key=lambda r: (when(r["base_commit"]), r["instance_id"])):
+            if r["instance_id"] in done:
+                continue
+            # A mirror may lack its largest blobs: the checkout then moves HEAD and leaves those files out.
+            subprocess.run(git + ["checkout", "-q", "-f", "--detach", r["base_commit"]], stderr=subprocess.DEVNULL)
+            subprocess.run(git + ["clean", "-q", "-ffdx", "-e", ".maguyva"], check=True)
+            subprocess.run([a.maguyva, "index", "-q", tree], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            listed = lists_of(a, r, tree)
+            if listed is not None:
+                for extra in a.extra:
+                    name, ranking = extra.split("=", 1)
+                    other = lists_of(argparse.Namespace(maguyva=a.maguyva, ranking=ranking), r, tree) or {}
+                    for list_name, files in other.get("lists", {}).items():
+                        listed["lists"][f"{list_name}@{name}"] = files
+                out.append(listed)
+        json.dump(out, open(a.out, "w"))
+        print(f"[{n + 1}/{len(by_repo)}] {repo}: {len(rows)} pairs in {time.time() - t:.0f}s", flush=True)
     print(f"{len(out)} pairs")
 
 
@@ -158,6 +206,9 @@ def fit(a):
         for r in json.load(open(path)):
             if not r["lists"]:
                 continue
+            for use in a.use:
+                name, key = use.split("=", 1)
+                r["lists"][name] = r["lists"].get(key, [])
             cands = sorted(set(p for n in NAMES for p in r["lists"].get(n, [])) | set(r["gold"]))
             idx = {p: i for i, p in enumerate(cands)}
             ranks = np.full((len(cands), len(NAMES)), np.inf)
@@ -183,22 +234,37 @@ def fit(a):
         acc, rr = evaluate_on(inst, w, k, t)
         return (acc <= 1).mean() + (acc <= 5).mean() + (acc <= 10).mean() + rr.mean()
 
+    dropped = set(a.drop)
+    start = json.loads(a.start)["report"] if a.start else {}
+    free = set(a.free) or set(NAMES[1:]) | {"k", "test_factor"}
+
     def ascend(inst):
-        w, k, t = [1.0] + [0.5] * (len(NAMES) - 1), 10.0, 0.5
+        if not a.then:
+            return ascend_from(inst, [1.0] + [0.0 if n in dropped else start.get(n, 0.5) for n in NAMES[1:]],
+                               start.get("k", 10.0), start.get("test_factor", 0.5), free - dropped)
+        # In stages: every other weight first, with the lists of --then left out; then those alone.
+        later = set(a.then)
+        w, k, t = ascend_from(inst, [1.0] + [0.0 if n in dropped | later else start.get(n, 0.5) for n in NAMES[1:]],
+                              start.get("k", 10.0), start.get("test_factor", 0.5), free - dropped - later)
+        return ascend_from(inst, w, k, t, later - dropped)
+
+    def ascend_from(inst, w, k, t, free):
         best = objective(inst, w, k, t)
         for _ in range(4):
             improved = False
             for j in range(1, len(NAMES)):
+                if NAMES[j] not in free:
+                    continue
                 for v in [0, 0.1, 0.2, 0.3, 0.5, 0.7, 1.0, 1.4, 2.0, 3.0]:
                     w2 = w[:j] + [v] + w[j + 1:]
                     o = objective(inst, w2, k, t)
                     if o > best + 1e-9:
                         best, w, improved = o, w2, True
-            for kv in [3, 5, 10, 20, 40, 60]:
+            for kv in [3, 5, 10, 20, 40, 60] if "k" in free else []:
                 o = objective(inst, w, kv, t)
                 if o > best + 1e-9:
                     best, k, improved = o, kv, True
-            for tv in [0.1, 0.2, 0.3, 0.5, 0.75, 1.0]:
+            for tv in [0.1, 0.2, 0.3, 0.5, 0.75, 1.0] if "test_factor" in free else []:
                 o = objective(inst, w, k, tv)
                 if o > best + 1e-9:
                     best, t, improved = o, tv, True
@@ -254,12 +320,30 @@ def main():
     s.add_argument("--trees", required=True)
     s.add_argument("--out", required=True)
     s.add_argument("--maguyva", default="maguyva")
+    s.add_argument("--ranking", default="")
+    s = sub.add_parser("walk")
+    s.add_argument("--data", required=True)
+    s.add_argument("--mirrors", required=True)
+    s.add_argument("--trees", required=True)
+    s.add_argument("--out", required=True)
+    s.add_argument("--maguyva", default="maguyva")
+    s.add_argument("--ranking", default="")
+    s.add_argument("--extra", action="append", default=[],
+                   help="NAME=RANKING: also keep the lists made with this ranking file, as LIST@NAME")
     s = sub.add_parser("fit")
     s.add_argument("--lists", required=True)
     s.add_argument("--validate", default="")
+    s.add_argument("--drop", action="append", default=[], help="a list left out (weight 0), for an ablation")
+    s.add_argument("--use", action="append", default=[],
+                   help="LIST=KEY: take list LIST from the lists saved as KEY (a walk's --extra, LIST@NAME)")
+    s.add_argument("--then", action="append", default=[],
+                   help="fit these lists after the others, the others held (in every fold, as on all pairs)")
+    s.add_argument("--start", default="", help='the weights to start from, as fit prints them: {"report": {...}}')
+    s.add_argument("--free", action="append", default=[],
+                   help="fit only these (list names, k, test_factor; repeatable); the others keep --start's")
     s.add_argument("--folds", default=os.path.join(here, "folds.json"))
     a = ap.parse_args()
-    {"sample": sample, "prepare": prepare, "evaluate": evaluate, "lists": lists, "fit": fit}[a.cmd](a)
+    {"sample": sample, "prepare": prepare, "evaluate": evaluate, "lists": lists, "walk": walk, "fit": fit}[a.cmd](a)
 
 
 if __name__ == "__main__":

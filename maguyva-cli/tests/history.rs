@@ -60,6 +60,11 @@ fn past_commits_like_the_query_rank_the_files_they_modified() {
     assert_eq!(result_paths(&answer), vec!["shop/inventory.py"], "{answer}");
     let answer = json(&repo.run(&["search", "discount twice", "--modality", "history", "--json"]));
     assert_eq!(result_paths(&answer), vec!["shop/cart.py"], "{answer}");
+    // An edit that is not committed keeps the history it had.
+    repo.write("shop/cart.py", "def total(items):\n    return sum(items)\n");
+    let answer = json(&repo.run(&["search", "discount twice", "--modality", "history", "--json"]));
+    assert_eq!(result_paths(&answer), vec!["shop/cart.py"], "{answer}");
+    git(&repo, &["commit", "-q", "-a", "-m", "Simplify the cart"]);
     // A new commit is read at the next refresh.
     commit(&repo, "shop/pricing.py", "\n# Rounded.\n", "Fix rounding of tax totals");
     let answer = json(&repo.run(&["search", "tax rounding", "--modality", "history", "--json"]));
@@ -71,24 +76,24 @@ fn past_commits_like_the_query_rank_the_files_they_modified() {
 }
 
 #[test]
-fn a_report_route_weighing_history_lists_and_ties_it() {
+fn a_report_lists_and_ties_the_files_of_past_commits_like_it() {
     let repo = repository();
-    let ranking = repo.write("../history.json", r#"{"report": {"history": 1.0}}"#);
     let report = "Restocking fails for product codes in lower case\n\n\
                   A clerk restocking a product code such as abc gets an error page \
                   instead of a message that the code is wrong.\n";
     let file = repo.write("../report.md", report);
     let args = ["search", "--query-file", file.to_str().expect("UTF-8"), "--json", "--explain"];
-    let mut weighed = args.to_vec();
-    weighed.extend(["--ranking", ranking.to_str().expect("UTF-8")]);
-    let answer = json(&repo.run(&weighed));
+    let answer = json(&repo.run(&args));
     let lists = &answer["report"]["lists"];
     assert_eq!(lists["history"][0], "shop/inventory.py", "{lists}");
     assert_eq!(result_paths(&answer)[0], "shop/inventory.py", "{answer}");
     let ties = answer["results"][0]["ties"].as_array().expect("ties");
     assert!(ties.iter().any(|t| t["kind"] == "history"), "{ties:?}");
-    // The default weighs it 0: the list is not made.
-    let answer = json(&repo.run(&args));
+    // A ranking that weighs it 0 does not make the list.
+    let ranking = repo.write("../no-history.json", r#"{"report": {"history": 0.0}}"#);
+    let mut unweighed = args.to_vec();
+    unweighed.extend(["--ranking", ranking.to_str().expect("UTF-8")]);
+    let answer = json(&repo.run(&unweighed));
     assert!(answer["report"]["lists"].get("history").is_none(), "{answer}");
 }
 

@@ -86,7 +86,7 @@ impl Default for ReportWeights {
             meaning: 0.3,
             title_meaning: 1.0,
             symbols: 0.5,
-            history: 0.0,
+            history: 1.0,
             definitions: 1.4,
             files: 2.0,
             neighbours: 0.5,

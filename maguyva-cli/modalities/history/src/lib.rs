@@ -15,8 +15,10 @@
 //! It writes `history.mgv` (a framed file of kind `HIST`). A folder that
 //! is not a repository's top, or a machine without git, gives an empty
 //! history: the modality answers nothing there. History is read when the
-//! index is built or refreshed; a commit that changes no file of the work
-//! tree is seen at the next refresh that has something to do.
+//! index is built, and when a refresh finds `HEAD` moved or the indexed
+//! files changed in number or name (otherwise it keeps the history it
+//! has); a commit that changes no file of the work tree is seen at the next
+//! refresh that has something to do.
 //!
 //! Its seed weight is 0 in every intent: it serves the report route
 //! (doc/reports.md), or a query that asks for it (`--modality history`).
@@ -55,6 +57,11 @@ const B: f32 = 0.75;
 /// commit's length in terms and its files.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct CommitIndex {
+    /// The commit the history was read up to; `None` without history.
+    head: Option<String>,
+    /// A hash of the indexed paths in order ([`paths_hash`]): with the
+    /// same head and the same paths, a refresh keeps this index as it is.
+    paths_hash: u64,
     terms: Vec<String>,
     postings: Vec<Vec<(u32, u16)>>,
     lengths: Vec<u32>,
@@ -104,7 +111,7 @@ impl CommitIndex {
         for p in &mut postings {
             p.sort_unstable();
         }
-        CommitIndex { terms, postings, lengths, files }
+        CommitIndex { head: None, paths_hash: paths_hash(paths), terms, postings, lengths, files }
     }
 
     /// How many commits it holds.
@@ -175,6 +182,17 @@ impl CommitIndex {
     }
 }
 
+/// A hash of `paths` in order, for telling whether a refresh indexes the
+/// same files as the generation it replaces.
+fn paths_hash(paths: &[&str]) -> u64 {
+    let mut joined = Vec::new();
+    for p in paths {
+        joined.extend_from_slice(p.as_bytes());
+        joined.push(0);
+    }
+    xxhash_rust::xxh3::xxh3_64(&joined)
+}
+
 /// The history modality.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct HistoryModality;
@@ -209,12 +227,29 @@ impl ModalityPlugin for HistoryModality {
         ]
     }
 
-    /// The history is read anew at every build and refresh: it follows
-    /// `HEAD`, not the files, and reading it costs less than comparing.
+    /// History follows `HEAD`, not the files: a refresh whose `HEAD` and
+    /// indexed paths are those of the generation it replaces keeps that
+    /// generation's history (reading it again costs a large repository
+    /// half a second); anything else reads it anew.
     fn build(&self, input: &BuildInput<'_>, out: &Path) -> Result<Built> {
-        let commits = log::read_commits(input.root);
         let paths: Vec<&str> = input.files.iter().map(|f| f.path.as_str()).collect();
-        let index = CommitIndex::build(&commits, &paths);
+        let head = log::head(input.root);
+        let kept = input.previous.zip(head.as_ref()).and_then(|(previous, head)| {
+            let old: CommitIndex =
+                store::load(&previous.join(HISTORY_FILE), HISTORY_FORMAT).ok()?;
+            (old.head.as_ref() == Some(head)
+                && old.paths_hash == paths_hash(&paths)
+                && old.is_consistent(paths.len()))
+            .then_some(old)
+        });
+        let index = match (kept, head) {
+            (Some(old), _) => old,
+            (None, Some(head)) => {
+                let commits = log::read_commits(input.root, &head);
+                CommitIndex { head: Some(head), ..CommitIndex::build(&commits, &paths) }
+            }
+            (None, None) => CommitIndex::build(&[], &paths),
+        };
         store::save(&out.join(HISTORY_FILE), HISTORY_FORMAT, "commit history", &index)?;
         Ok(Arc::new(index))
     }

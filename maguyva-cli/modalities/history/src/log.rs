@@ -28,27 +28,42 @@ const RECORD: char = '\u{1e}';
 /// Ends a commit's message (`%x1f`, ASCII unit separator).
 const UNIT: char = '\u{1f}';
 
-/// The commits of the work tree at `root`, newest first, when `root` is
-/// the top of a git work tree (it holds `.git`) and `git` can read it;
-/// otherwise none. Reading history is best effort: a folder that is not a
-/// repository, a repository git refuses (another owner), or a machine
-/// without git gives an index without history, not an error.
-pub fn read_commits(root: &Path) -> Vec<PastCommit> {
+/// `git -C root` with nothing the repository's configuration says
+/// running a program or changing the output's shape.
+fn git(root: &Path) -> Command {
+    let mut git = Command::new("git");
+    git.arg("-C").arg(root).args([
+        "-c",
+        "core.fsmonitor=false",
+        "-c",
+        "log.showSignature=false",
+        "-c",
+        "core.quotePath=false",
+    ]);
+    git.stdin(Stdio::null()).stderr(Stdio::null());
+    git
+}
+
+/// The commit `HEAD` names (40 or 64 hex digits), when `root` is the top
+/// of a git work tree (it holds `.git`) and `git` can read it. Reading
+/// history is best effort: a folder that is not a repository's top, a
+/// repository git refuses (another owner), a repository without commits
+/// or a machine without git has none, and that is no error.
+pub fn head(root: &Path) -> Option<String> {
     if !root.join(".git").exists() {
-        return Vec::new();
+        return None;
     }
-    let output = Command::new("git")
-        .arg("-C")
-        .arg(root)
-        // Nothing the repository's configuration says may run a program
-        // or change the output's shape.
+    let out = git(root).args(["rev-parse", "--verify", "-q", "HEAD"]).output().ok()?;
+    let id = String::from_utf8(out.stdout).ok()?.trim().to_string();
+    (out.status.success() && id.len() >= 40 && id.bytes().all(|b| b.is_ascii_hexdigit()))
+        .then_some(id)
+}
+
+/// The commits of the work tree at `root` up to commit `head` (as
+/// [`head`] gives it), newest first; none when git cannot read them.
+pub fn read_commits(root: &Path, head: &str) -> Vec<PastCommit> {
+    let output = git(root)
         .args([
-            "-c",
-            "core.fsmonitor=false",
-            "-c",
-            "log.showSignature=false",
-            "-c",
-            "core.quotePath=false",
             "log",
             "--no-merges",
             "--no-color",
@@ -58,10 +73,8 @@ pub fn read_commits(root: &Path) -> Vec<PastCommit> {
         ])
         .arg(format!("--max-count={MAX_COMMITS}"))
         .arg("--format=%x1e%B%x1f")
-        .arg("HEAD")
+        .arg(head)
         .arg("--")
-        .stdin(Stdio::null())
-        .stderr(Stdio::null())
         .output();
     match output {
         Ok(out) if out.status.success() => parse_log(&String::from_utf8_lossy(&out.stdout)),
@@ -105,7 +118,7 @@ mod tests {
     fn a_folder_that_is_no_repository_has_no_history() -> std::io::Result<()> {
         let dir = tempfile::tempdir()?;
         std::fs::write(dir.path().join("a.rs"), "fn a() {}\n")?;
-        assert!(read_commits(dir.path()).is_empty());
+        assert_eq!(head(dir.path()), None);
         Ok(())
     }
 }
