@@ -44,8 +44,9 @@ pub const HISTORY: Modality = Modality::named("history");
 /// Its file in a generation folder.
 pub const HISTORY_FILE: &str = "history.mgv";
 
-/// Its format. Changelog: v1 initial.
-pub const HISTORY_FORMAT: FormatVersion = FormatVersion { kind: *b"HIST", current: 1, oldest: 1 };
+/// Its format. Changelog: v1 initial; v2 records the head commit and a
+/// hash of the indexed paths, for a refresh to keep the history it has.
+pub const HISTORY_FORMAT: FormatVersion = FormatVersion { kind: *b"HIST", current: 2, oldest: 2 };
 
 /// BM25's term-frequency saturation.
 const K1: f32 = 1.2;
