@@ -95,8 +95,8 @@ impl Variant {
     }
 
     /// The ablation table: the default and thorough presets, the default
-    /// preset with each modality removed in turn (the graph's part in it is
-    /// the centrality boost), each modality alone, and the quick preset.
+    /// preset with each modality it runs removed in turn (the graph's part
+    /// in it is the centrality boost), each modality alone, and the quick preset.
     /// `first` is the preset reported in full; it heads the table and is
     /// not repeated.
     pub fn ablations(first: Preset) -> Vec<Variant> {
@@ -110,6 +110,11 @@ impl Variant {
         );
         let registered = crate::engine::modalities();
         for &m in &registered {
+            // A modality the default does not run (the history modality,
+            // which serves reports) has nothing to remove.
+            if m != Modality::GRAPH && !default_set.contains(&m) {
+                continue;
+            }
             let mut v = if m == Modality::GRAPH {
                 Variant { boost: false, ..Variant::preset(Preset::Default, None) }
             } else {
