@@ -196,6 +196,20 @@ def is_test(path):
     return stem.startswith("test_") or bool(re.search(r"(_test|_spec|Test|Tests|Spec|\.test|\.spec)$", stem))
 
 
+DOC_EXTENSIONS = {"md", "markdown", "rst", "txt", "adoc", "json", "yaml", "yml", "toml", "xml", "lock", "csv", "ini",
+                  "cfg", "properties", "plist", "pbxproj"}
+NOTES = {"README", "LICENSE", "LICENCE", "CHANGELOG", "CHANGES", "NEWS", "AUTHORS", "CONTRIBUTING", "COPYING", "HISTORY",
+         "NOTICE"}
+
+
+def holds_no_code(path):
+    """The report route's rule (`holds_no_code` in maguyva-cli/engine/src/locate.rs): docs, data, notes."""
+    name = path.rsplit("/", 1)[-1]
+    if "." not in name:
+        return name.upper() in NOTES
+    return name.rsplit(".", 1)[1].lower() in DOC_EXTENSIONS
+
+
 def fit(a):
     import numpy as np
 
@@ -217,39 +231,48 @@ def fit(a):
                     ranks[idx[p], j] = min(ranks[idx[p], j], rank)
             fold = folds.get(r["repo"], int(hashlib.sha1(r["repo"].encode()).hexdigest(), 16) % 5)
             out.append(dict(ranks=ranks, test=np.array([is_test(p) for p in cands]),
+                            doc=np.array([holds_no_code(p) for p in cands]),
                             gold=[idx[g] for g in r["gold"]], fold=fold, language=r["language"]))
         return out
 
-    def evaluate_on(inst, w, k, t):
+    # The factors besides the lists' weights, with the values coordinate ascent tries.
+    factors = {"k": [3, 5, 10, 20, 40, 60], "test_factor": [0.1, 0.2, 0.3, 0.5, 0.75, 1.0],
+               "doc_factor": [0.1, 0.2, 0.3, 0.5, 0.75, 1.0]}
+
+    def evaluate_on(inst, w, f):
         acc, rr = [], []
         for x in inst:
-            contrib = np.where(np.isinf(x["ranks"]), 0.0, 1.0 / (k + x["ranks"] + 1))
-            s = contrib @ np.array(w) * np.where(x["test"], t, 1.0)
+            contrib = np.where(np.isinf(x["ranks"]), 0.0, 1.0 / (f["k"] + x["ranks"] + 1))
+            s = (contrib @ np.array(w) * np.where(x["test"], f["test_factor"], 1.0)
+                 * np.where(x["doc"], f["doc_factor"], 1.0))
             ranks = [(s > s[g]).sum() + 1 if s[g] > 0 else np.inf for g in x["gold"]]
             acc.append(max(ranks))
             rr.append(1.0 / min(ranks) if min(ranks) <= 20 else 0.0)
         return np.array(acc), np.array(rr)
 
-    def objective(inst, w, k, t):
-        acc, rr = evaluate_on(inst, w, k, t)
+    def objective(inst, w, f):
+        acc, rr = evaluate_on(inst, w, f)
         return (acc <= 1).mean() + (acc <= 5).mean() + (acc <= 10).mean() + rr.mean()
 
     dropped = set(a.drop)
     start = json.loads(a.start)["report"] if a.start else {}
     free = set(a.free) or set(NAMES[1:]) | {"k", "test_factor"}
+    # The doc factor is 1 (no effect) unless fitted: it came after the others (--then doc_factor).
+    begin = {"k": start.get("k", 10.0), "test_factor": start.get("test_factor", 0.5),
+             "doc_factor": start.get("doc_factor", 1.0)}
 
     def ascend(inst):
         if not a.then:
             return ascend_from(inst, [1.0] + [0.0 if n in dropped else start.get(n, 0.5) for n in NAMES[1:]],
-                               start.get("k", 10.0), start.get("test_factor", 0.5), free - dropped)
-        # In stages: every other weight first, with the lists of --then left out; then those alone.
+                               dict(begin), free - dropped)
+        # In stages: everything else first, with the lists of --then left out; then the --then ones alone.
         later = set(a.then)
-        w, k, t = ascend_from(inst, [1.0] + [0.0 if n in dropped | later else start.get(n, 0.5) for n in NAMES[1:]],
-                              start.get("k", 10.0), start.get("test_factor", 0.5), free - dropped - later)
-        return ascend_from(inst, w, k, t, later - dropped)
+        w, f = ascend_from(inst, [1.0] + [0.0 if n in dropped | later else start.get(n, 0.5) for n in NAMES[1:]],
+                           dict(begin), free - dropped - later)
+        return ascend_from(inst, w, f, later - dropped)
 
-    def ascend_from(inst, w, k, t, free):
-        best = objective(inst, w, k, t)
+    def ascend_from(inst, w, f, free):
+        best = objective(inst, w, f)
         for _ in range(4):
             improved = False
             for j in range(1, len(NAMES)):
@@ -257,20 +280,18 @@ def fit(a):
                     continue
                 for v in [0, 0.1, 0.2, 0.3, 0.5, 0.7, 1.0, 1.4, 2.0, 3.0]:
                     w2 = w[:j] + [v] + w[j + 1:]
-                    o = objective(inst, w2, k, t)
+                    o = objective(inst, w2, f)
                     if o > best + 1e-9:
                         best, w, improved = o, w2, True
-            for kv in [3, 5, 10, 20, 40, 60] if "k" in free else []:
-                o = objective(inst, w, kv, t)
-                if o > best + 1e-9:
-                    best, k, improved = o, kv, True
-            for tv in [0.1, 0.2, 0.3, 0.5, 0.75, 1.0] if "test_factor" in free else []:
-                o = objective(inst, w, k, tv)
-                if o > best + 1e-9:
-                    best, t, improved = o, tv, True
+            for name, values in factors.items():
+                for v in values if name in free else []:
+                    f2 = {**f, name: v}
+                    o = objective(inst, w, f2)
+                    if o > best + 1e-9:
+                        best, f, improved = o, f2, True
             if not improved:
                 break
-        return w, k, t
+        return w, f
 
     def summary(acc, rr):
         return " ".join(f"acc@{k}={(acc <= k).mean():.3f}" for k in (1, 3, 5, 10)) + f" mrr={rr.mean():.3f} n={len(acc)}"
@@ -278,12 +299,13 @@ def fit(a):
     inst = load(a.lists)
     fold_of = np.array([x["fold"] for x in inst])
     acc, rr = np.zeros(len(inst)), np.zeros(len(inst))
-    for f in sorted(set(fold_of)):
-        held = np.where(fold_of == f)[0]
-        w, k, t = ascend([x for x, g in zip(inst, fold_of) if g != f])
-        acc[held], rr[held] = evaluate_on([inst[i] for i in held], w, k, t)
-        print(f"fold {f}: weights {w} k {k} test factor {t}")
-    words = [evaluate_on([x], [1.0] + [0.0] * (len(NAMES) - 1), 10, 1.0) for x in inst]
+    for fold in sorted(set(fold_of)):
+        held = np.where(fold_of == fold)[0]
+        w, f = ascend([x for x, g in zip(inst, fold_of) if g != fold])
+        acc[held], rr[held] = evaluate_on([inst[i] for i in held], w, f)
+        print(f"fold {fold}: weights {w} {f}")
+    words = [evaluate_on([x], [1.0] + [0.0] * (len(NAMES) - 1), {"k": 10, "test_factor": 1.0, "doc_factor": 1.0})
+             for x in inst]
     wacc = np.array([x[0][0] for x in words])
     wrr = np.array([x[1][0] for x in words])
     print("held out, by repository:", summary(acc, rr))
@@ -292,10 +314,10 @@ def fit(a):
         m = np.array([x["language"] == language for x in inst])
         print(f"  {language:12s} n={m.sum():4d} held-out acc@5={(acc[m] <= 5).mean():.3f} "
               f"words alone acc@5={(wacc[m] <= 5).mean():.3f}")
-    w, k, t = ascend(inst)
-    print("fitted on all pairs:", json.dumps({"report": {**dict(zip(NAMES, w)), "k": k, "test_factor": t}}))
+    w, f = ascend(inst)
+    print("fitted on all pairs:", json.dumps({"report": {**dict(zip(NAMES, w)), **f}}))
     if a.validate:
-        print("on", a.validate, summary(*evaluate_on(load(a.validate), w, k, t)))
+        print("on", a.validate, summary(*evaluate_on(load(a.validate), w, f)))
 
 
 def main():

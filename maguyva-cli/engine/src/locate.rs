@@ -17,6 +17,34 @@ use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
 use std::time::Instant;
 
+/// Whether a file holds no code: documentation, data and settings
+/// (`rerank`'s doc and data files, and Xcode projects), or one of the
+/// notes a project keeps at its top without an extension.
+fn holds_no_code(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    match name.rsplit_once('.') {
+        Some((_, ext)) => {
+            ext.eq_ignore_ascii_case("pbxproj")
+                || crate::rerank::is_doc_path(name)
+                || crate::rerank::is_data_path(name)
+        }
+        None => matches!(
+            name.to_ascii_uppercase().as_str(),
+            "README"
+                | "LICENSE"
+                | "LICENCE"
+                | "CHANGELOG"
+                | "CHANGES"
+                | "NEWS"
+                | "AUTHORS"
+                | "CONTRIBUTING"
+                | "COPYING"
+                | "HISTORY"
+                | "NOTICE"
+        ),
+    }
+}
+
 /// The characters of prose the meaning of a report is read from: its
 /// title and first paragraphs say what it is about.
 const SEMANTIC_CHARS: usize = 2000;
@@ -67,6 +95,10 @@ pub struct ReportWeights {
     /// The factor for test, documentation and example files (the fix is
     /// rarely there).
     pub test_factor: f32,
+    /// The factor for files that hold no code: documentation, data and
+    /// settings, the project's notes (README, CHANGELOG, ...). A report
+    /// names what they name, and a fix is in code.
+    pub doc_factor: f32,
     /// The text modality's ranking for the report's word lists: the one
     /// the weights above were fitted with, whatever the question ranking's
     /// own (a report is not a question).
@@ -92,6 +124,7 @@ impl Default for ReportWeights {
             neighbours: 0.5,
             k: 10.0,
             test_factor: 0.5,
+            doc_factor: 0.1,
             keyword: KeywordParams {
                 file_evidence: 0.1,
                 other_factor: 0.6,
@@ -315,8 +348,12 @@ impl Index {
             .collect();
         let mut fused = fuse_evidence(&weighted, weights.k);
         for (file, score) in &mut fused {
-            if self.manifest.files.get(file.index()).is_some_and(|e| is_test_path(&e.path)) {
+            let Some(entry) = self.manifest.files.get(file.index()) else { continue };
+            if is_test_path(&entry.path) {
                 *score *= weights.test_factor;
+            }
+            if holds_no_code(&entry.path) {
+                *score *= weights.doc_factor;
             }
         }
         fused.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
@@ -747,6 +784,20 @@ fn best_matches<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn documentation_data_and_notes_hold_no_code() {
+        for path in ["README.md", "docs/usage.rst", "Package.json", "App.xcodeproj/project.pbxproj"]
+        {
+            assert!(holds_no_code(path), "{path}");
+        }
+        for path in ["LICENSE", "sub/CHANGELOG", "README"] {
+            assert!(holds_no_code(path), "{path}");
+        }
+        for path in ["src/readme.rs", "Makefile", "bin/git-summary", "Quick/QuickSpec.m"] {
+            assert!(!holds_no_code(path), "{path}");
+        }
+    }
 
     fn lookup(paths: &[&'static str]) -> PathLookup<'static> {
         PathLookup::new(paths.iter().copied())

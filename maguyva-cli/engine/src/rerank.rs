@@ -59,7 +59,7 @@ pub(crate) fn question_kind(prepared: &PreparedQuery) -> QuestionKind {
 }
 
 /// Whether a path is documentation rather than code.
-fn is_doc_path(path: &str) -> bool {
+pub(crate) fn is_doc_path(path: &str) -> bool {
     let ext = path.rsplit_once('.').map_or("", |(_, e)| e);
     matches!(ext.to_ascii_lowercase().as_str(), "md" | "markdown" | "rst" | "txt" | "adoc")
 }
@@ -141,7 +141,7 @@ impl Index {
 }
 
 /// Whether a path holds data or settings rather than code.
-fn is_data_path(path: &str) -> bool {
+pub(crate) fn is_data_path(path: &str) -> bool {
     let ext = path.rsplit_once('.').map_or("", |(_, e)| e);
     matches!(
         ext.to_ascii_lowercase().as_str(),
