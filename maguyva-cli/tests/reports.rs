@@ -184,3 +184,24 @@ fn a_report_ranks_by_its_own_text_settings_not_the_questions() {
     let run = repo.run(&["search", "--query-file", file, "--ranking", own.to_str().unwrap()]);
     assert_eq!(run.code, 0, "{}", run.stderr);
 }
+
+#[test]
+fn a_report_ranks_code_above_the_notes_that_repeat_its_words() {
+    let repo = Repo::fixture("python");
+    // The notes name everything the report says; the code holds the fix.
+    repo.write(
+        "README.md",
+        "# Warehouse\n\nRestocking a product adds units to the warehouse. A product code \
+         written in lower case is refused with a message that the code is not valid.\n",
+    );
+    repo.write("CHANGELOG", "Restocking: product codes in lower case are refused.\n");
+    let report = "Restocking a product with a lower-case code fails\n\n\
+                  When a clerk restocks a product whose code is written in lower case, \
+                  the warehouse does not say that the code is not valid.\n";
+    let file = repo.write("../report.md", report);
+    let answer = json(&repo.run(&["search", "--query-file", file.to_str().unwrap(), "--json"]));
+    let paths = result_paths(&answer);
+    assert_eq!(paths[0], "shop/inventory.py", "{paths:?}");
+    let notes = |p: &str| paths.iter().position(|x| x == p).unwrap_or(usize::MAX);
+    assert!(notes("README.md") > 1 && notes("CHANGELOG") > 1, "{paths:?}");
+}
