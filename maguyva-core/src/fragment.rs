@@ -140,6 +140,15 @@ impl FragmentTable {
         (a..b).map(ChunkId)
     }
 
+    /// A hit for file `file` as a whole, named by its first fragment (for
+    /// modalities that rank files, not fragments); none for a file without
+    /// fragments.
+    pub fn file_hit(&self, file: FileId, score: f32) -> Option<crate::Hit> {
+        let chunk = self.of_file(file).next()?;
+        let lines = self.try_get(chunk)?.lines;
+        Some(crate::Hit { chunk, file, lines, score })
+    }
+
     /// Number of fragments.
     pub fn len(&self) -> usize {
         self.fragments.len()
@@ -294,6 +303,9 @@ mod tests {
         assert_eq!(t.of_file(FileId(1)).count(), 0);
         assert_eq!(t.of_file(FileId(2)).collect::<Vec<_>>(), vec![ChunkId(1), ChunkId(2)]);
         assert_eq!(t.of_file(FileId(9)).count(), 0);
+        let hit = t.file_hit(FileId(2), 0.5).map(|h| (h.chunk, h.lines, h.score));
+        assert_eq!(hit, Some((ChunkId(1), LineSpan::new(1, 1), 0.5)));
+        assert!(t.file_hit(FileId(1), 1.0).is_none(), "a file without fragments has no hit");
         assert!(t.is_consistent());
         assert_eq!(t.file_count(), 3);
     }

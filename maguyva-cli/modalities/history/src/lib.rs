@@ -29,7 +29,7 @@ pub mod log;
 
 use maguyva_core::store::{self, FormatVersion};
 use maguyva_core::{
-    Analyzer, BuildInput, Built, ChunkId, Error, FileId, Hit, IndexFile, Modality, ModalityPlugin,
+    Analyzer, BuildInput, Built, Error, FileId, Hit, IndexFile, Modality, ModalityPlugin,
     ModalityReader, OpenInput, ParamSpec, Params, Query, Result, Retriever,
 };
 use serde::{Deserialize, Serialize};
@@ -261,9 +261,7 @@ impl ModalityPlugin for HistoryModality {
         if !index.is_consistent(input.files) {
             return Err(Error::corrupt(path, "the commit history does not match the files"));
         }
-        let first_fragment =
-            (0..input.files).map(|f| input.fragments.of_file(FileId(f as u32)).next()).collect();
-        Ok(Arc::new(HistoryReader { index, fragments: input.fragments.clone(), first_fragment }))
+        Ok(Arc::new(HistoryReader { index, fragments: input.fragments.clone() }))
     }
 }
 
@@ -272,9 +270,6 @@ impl ModalityPlugin for HistoryModality {
 pub struct HistoryReader {
     index: CommitIndex,
     fragments: Arc<maguyva_core::FragmentTable>,
-    /// Each file's first fragment, which its hit names (a file with none
-    /// is never a hit).
-    first_fragment: Vec<Option<ChunkId>>,
 }
 
 impl ModalityReader for HistoryReader {
@@ -312,11 +307,7 @@ impl Retriever for HistoryRetriever<'_> {
         Ok(r.index
             .ranked_files(query.text(), self.commits, self.spread)
             .into_iter()
-            .filter_map(|(file, score)| {
-                let chunk = (*r.first_fragment.get(file.index())?)?;
-                let lines = r.fragments.try_get(chunk)?.lines;
-                Some(Hit { chunk, file, lines, score })
-            })
+            .filter_map(|(file, score)| r.fragments.file_hit(file, score))
             .take(limit)
             .collect())
     }

@@ -15,7 +15,7 @@
 
 use maguyva_core::store::{self, FormatVersion};
 use maguyva_core::{
-    Analyzer, BuildInput, Built, ChunkId, Error, FileId, Hit, IndexFile, Modality, ModalityPlugin,
+    Analyzer, BuildInput, Built, Error, FileId, Hit, IndexFile, Modality, ModalityPlugin,
     ModalityReader, OpenInput, ParamSpec, Params, Query, Result, Retriever,
 };
 use serde::{Deserialize, Serialize};
@@ -135,13 +135,10 @@ impl ModalityPlugin for PathsModality {
         {
             return Err(Error::corrupt(path, "path words do not match the files"));
         }
-        let first_fragment =
-            (0..input.files).map(|f| input.fragments.of_file(FileId(f as u32)).next()).collect();
         Ok(Arc::new(PathsReader {
             document_frequency: words.document_frequency(),
             words,
             fragments: input.fragments.clone(),
-            first_fragment,
         }))
     }
 }
@@ -152,9 +149,6 @@ pub struct PathsReader {
     words: PathWords,
     document_frequency: Vec<u32>,
     fragments: Arc<maguyva_core::FragmentTable>,
-    /// Each file's first fragment, which its hit names (a file with none
-    /// is never a hit).
-    first_fragment: Vec<Option<ChunkId>>,
 }
 
 impl ModalityReader for PathsReader {
@@ -216,11 +210,7 @@ impl Retriever for PathsRetriever<'_> {
         scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
         Ok(scored
             .into_iter()
-            .filter_map(|(score, f)| {
-                let chunk = (*r.first_fragment.get(f)?)?;
-                let lines = r.fragments.try_get(chunk)?.lines;
-                Some(Hit { chunk, file: FileId(f as u32), lines, score })
-            })
+            .filter_map(|(score, f)| r.fragments.file_hit(FileId(f as u32), score))
             .take(limit)
             .collect())
     }
