@@ -71,9 +71,9 @@ pub struct CommitIndex {
 
 impl CommitIndex {
     /// The index of `commits` over the indexed `paths` (a file's id is its
-    /// position). A commit keeps
-    /// only the files that are indexed, and is left out when it has none
-    /// or more than [`log::MAX_FILES_PER_COMMIT`].
+    /// position). A commit keeps only the files that are indexed, and is
+    /// left out when it has none or more than
+    /// [`log::MAX_FILES_PER_COMMIT`].
     pub fn build(commits: &[log::PastCommit], paths: &[&str]) -> CommitIndex {
         let analyzer = Analyzer::default();
         let id_of: HashMap<&str, u32> =
