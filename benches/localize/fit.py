@@ -203,7 +203,7 @@ NOTES = {"README", "LICENSE", "LICENCE", "CHANGELOG", "CHANGES", "NEWS", "AUTHOR
 
 
 def holds_no_code(path):
-    """The report route's rule (`holds_no_code` in maguyva-cli/engine/src/locate.rs): docs, data, notes."""
+    """The report route's rule (`maguyva_core::holds_no_code`, maguyva-core/src/paths.rs): docs, data, notes."""
     name = path.rsplit("/", 1)[-1]
     if "." not in name:
         return name.upper() in NOTES

@@ -42,7 +42,9 @@ pub use crate::{
     modality::{MAX_MODALITIES, Modality, ModalityError, ParseModalityError},
     outline::{OutlineSpan, SyntaxChunker},
     packed::PackedStrings,
-    paths::{FileRole, file_stem, is_test_path, join_relative},
+    paths::{
+        FileRole, file_stem, holds_no_code, is_data_path, is_doc_path, is_test_path, join_relative,
+    },
     plugin::{
         BuildInput, Built, BuiltModalities, IndexFile, ModalityPlugin, ModalityReader, OpenInput,
         OpenedModalities, ParamSpec, Params,

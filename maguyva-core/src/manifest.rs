@@ -98,6 +98,13 @@ impl Changes {
 }
 
 impl Manifest {
+    /// The id of the indexed file at `path` (files are listed in path
+    /// order, as the walk gives them).
+    pub fn file_id(&self, path: &str) -> Option<crate::FileId> {
+        let i = self.files.binary_search_by(|f| f.path.as_str().cmp(path)).ok()?;
+        Some(crate::FileId(i as u32))
+    }
+
     /// Compares a fresh scan with what this index recorded.
     pub fn changes(&self, scan: &Scan) -> Changes {
         let old: HashMap<&str, &FileStat> =
@@ -247,6 +254,25 @@ mod tests {
         assert_eq!(c.len(), 3);
         let same = Scan { files: m.scanned.clone(), ..scan };
         assert!(m.changes(&same).is_empty());
+    }
+
+    #[test]
+    fn files_are_found_by_path() {
+        let entry = |path: &str| FileEntry {
+            path: path.into(),
+            size: 0,
+            mtime_ns: 0,
+            hash: 0,
+            language: None,
+            lossy: false,
+        };
+        let m = Manifest {
+            files: vec![entry("a/b.rs"), entry("a/c.rs"), entry("d")],
+            ..manifest(vec![])
+        };
+        assert_eq!(m.file_id("a/c.rs"), Some(crate::FileId(1)));
+        assert_eq!(m.file_id("d"), Some(crate::FileId(2)));
+        assert_eq!(m.file_id("a"), None);
     }
 
     /// The manifest a build with this walk would record (no read skips).

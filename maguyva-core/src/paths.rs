@@ -101,6 +101,58 @@ pub fn is_test_path(path: &str) -> bool {
         || ends_with(".g.dart")
 }
 
+/// Whether a path is documentation rather than code, by its extension.
+pub fn is_doc_path(path: &str) -> bool {
+    let ext = path.rsplit_once('.').map_or("", |(_, e)| e);
+    matches!(ext.to_ascii_lowercase().as_str(), "md" | "markdown" | "rst" | "txt" | "adoc")
+}
+
+/// Whether a path holds data or settings rather than code, by its
+/// extension.
+pub fn is_data_path(path: &str) -> bool {
+    let ext = path.rsplit_once('.').map_or("", |(_, e)| e);
+    matches!(
+        ext.to_ascii_lowercase().as_str(),
+        "json"
+            | "yaml"
+            | "yml"
+            | "toml"
+            | "xml"
+            | "lock"
+            | "csv"
+            | "ini"
+            | "cfg"
+            | "properties"
+            | "plist"
+    )
+}
+
+/// Whether a file holds no code: documentation, data and settings (and
+/// Xcode projects), or one of the notes a project keeps without an
+/// extension (README, LICENSE, CHANGELOG, ...).
+pub fn holds_no_code(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    match name.rsplit_once('.') {
+        Some((_, ext)) => {
+            ext.eq_ignore_ascii_case("pbxproj") || is_doc_path(name) || is_data_path(name)
+        }
+        None => matches!(
+            name.to_ascii_uppercase().as_str(),
+            "README"
+                | "LICENSE"
+                | "LICENCE"
+                | "CHANGELOG"
+                | "CHANGES"
+                | "NEWS"
+                | "AUTHORS"
+                | "CONTRIBUTING"
+                | "COPYING"
+                | "HISTORY"
+                | "NOTICE"
+        ),
+    }
+}
+
 /// A file name without its directories and extensions: `Infallible` for
 /// `RxSwift/Traits/Infallible.swift`, `scanscalar` for `src/scanscalar.h`,
 /// `Infallible+Operators` for `Infallible+Operators.swift`. A name that is
@@ -132,6 +184,22 @@ pub fn join_relative(dir: &str, rel: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn documentation_data_and_notes_hold_no_code() {
+        assert!(is_doc_path("docs/README.md"));
+        assert!(!is_doc_path("src/main.rs"));
+        for path in ["README.md", "docs/usage.rst", "Package.json", "App.xcodeproj/project.pbxproj"]
+        {
+            assert!(holds_no_code(path), "{path}");
+        }
+        for path in ["LICENSE", "sub/CHANGELOG", "README"] {
+            assert!(holds_no_code(path), "{path}");
+        }
+        for path in ["src/readme.rs", "Makefile", "bin/git-summary", "Quick/QuickSpec.m"] {
+            assert!(!holds_no_code(path), "{path}");
+        }
+    }
 
     #[test]
     fn relative_paths_join_within_the_root() {

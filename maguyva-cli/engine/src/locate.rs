@@ -9,41 +9,13 @@
 use super::{Index, RankingConfig};
 use crate::search::{SearchRequest, SearchResult};
 use maguyva_ast::StructuralParams;
-use maguyva_core::{FileId, MatchMode, Modality, Query, Result, is_test_path};
+use maguyva_core::{FileId, MatchMode, Modality, Query, Result, holds_no_code, is_test_path};
 use maguyva_fusion::{ReportAnalysis, fuse_evidence, last_segment};
 use maguyva_trigram::KeywordParams;
 use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
 use std::time::Instant;
-
-/// Whether a file holds no code: documentation, data and settings
-/// (`rerank`'s doc and data files, and Xcode projects), or one of the
-/// notes a project keeps at its top without an extension.
-fn holds_no_code(path: &str) -> bool {
-    let name = path.rsplit('/').next().unwrap_or(path);
-    match name.rsplit_once('.') {
-        Some((_, ext)) => {
-            ext.eq_ignore_ascii_case("pbxproj")
-                || crate::rerank::is_doc_path(name)
-                || crate::rerank::is_data_path(name)
-        }
-        None => matches!(
-            name.to_ascii_uppercase().as_str(),
-            "README"
-                | "LICENSE"
-                | "LICENCE"
-                | "CHANGELOG"
-                | "CHANGES"
-                | "NEWS"
-                | "AUTHORS"
-                | "CONTRIBUTING"
-                | "COPYING"
-                | "HISTORY"
-                | "NOTICE"
-        ),
-    }
-}
 
 /// The characters of prose the meaning of a report is read from: its
 /// title and first paragraphs say what it is about.
@@ -784,20 +756,6 @@ fn best_matches<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn documentation_data_and_notes_hold_no_code() {
-        for path in ["README.md", "docs/usage.rst", "Package.json", "App.xcodeproj/project.pbxproj"]
-        {
-            assert!(holds_no_code(path), "{path}");
-        }
-        for path in ["LICENSE", "sub/CHANGELOG", "README"] {
-            assert!(holds_no_code(path), "{path}");
-        }
-        for path in ["src/readme.rs", "Makefile", "bin/git-summary", "Quick/QuickSpec.m"] {
-            assert!(!holds_no_code(path), "{path}");
-        }
-    }
 
     fn lookup(paths: &[&'static str]) -> PathLookup<'static> {
         PathLookup::new(paths.iter().copied())

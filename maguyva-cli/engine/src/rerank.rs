@@ -7,7 +7,7 @@
 use crate::Index;
 use crate::admission::AdmissionParams;
 use crate::search::PreparedQuery;
-use maguyva_core::{FileId, Hit, Modality};
+use maguyva_core::{FileId, Hit, Modality, is_data_path, is_doc_path};
 use maguyva_fusion::{
     FEATURE_COUNT, Features, FusedHit, Intent, QuestionKind, folded_name, is_test_path,
     is_vendor_path, path_word_share,
@@ -56,12 +56,6 @@ pub(crate) fn question_kind(prepared: &PreparedQuery) -> QuestionKind {
     } else {
         QuestionKind::Other
     }
-}
-
-/// Whether a path is documentation rather than code.
-pub(crate) fn is_doc_path(path: &str) -> bool {
-    let ext = path.rsplit_once('.').map_or("", |(_, e)| e);
-    matches!(ext.to_ascii_lowercase().as_str(), "md" | "markdown" | "rst" | "txt" | "adoc")
 }
 
 impl Index {
@@ -140,25 +134,6 @@ impl Index {
     }
 }
 
-/// Whether a path holds data or settings rather than code.
-pub(crate) fn is_data_path(path: &str) -> bool {
-    let ext = path.rsplit_once('.').map_or("", |(_, e)| e);
-    matches!(
-        ext.to_ascii_lowercase().as_str(),
-        "json"
-            | "yaml"
-            | "yml"
-            | "toml"
-            | "xml"
-            | "lock"
-            | "csv"
-            | "ini"
-            | "cfg"
-            | "properties"
-            | "plist"
-    )
-}
-
 /// The share of the words of a file's name that are among `words` (how
 /// much of the name the query explains).
 fn name_precision(words: &[String], path: &str) -> f32 {
@@ -210,7 +185,5 @@ mod tests {
         let w = vec!["router".to_string(), "http".to_string()];
         assert_eq!(dir_word_share(&w, "src/http/server"), 0.5);
         assert_eq!(dir_word_share(&w, ""), 0.0);
-        assert!(is_doc_path("docs/README.md"));
-        assert!(!is_doc_path("src/main.rs"));
     }
 }

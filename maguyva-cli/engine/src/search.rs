@@ -981,7 +981,7 @@ impl Index {
             // A fragment chosen for its meaning may not hold the name; the
             // answer is where the name is.
             if !has_whole_word(&r.snippet, name)
-                && let Some(file) = self.file_at(&r.path)
+                && let Some(file) = self.manifest.file_id(&r.path)
             {
                 let line = first_word_line(self.content.text(file), name);
                 if let Some(at) = self.result_at_line(file, line, r.score, 0) {
@@ -1000,15 +1000,9 @@ impl Index {
 
     /// Whether the file at `path` holds one of `words` as a whole word.
     fn file_has_any_word(&self, path: &str, words: &[&str]) -> bool {
-        let Some(file) = self.file_at(path) else { return false };
+        let Some(file) = self.manifest.file_id(path) else { return false };
         let text = self.content.text(file);
         words.iter().any(|w| has_whole_word(text, w))
-    }
-
-    /// The id of the indexed file at `path`.
-    fn file_at(&self, path: &str) -> Option<FileId> {
-        let i = self.manifest.files.iter().position(|f| f.path == path)?;
-        Some(FileId(i as u32))
     }
 
     /// Runs a plan's modalities and orders their lists into results; with

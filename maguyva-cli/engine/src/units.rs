@@ -37,13 +37,9 @@ impl Index {
     /// The ids of the results' files (a manifest lists its files in path
     /// order, as the walk gives them).
     fn file_ids(&self, results: &[SearchResult]) -> HashMap<String, FileId> {
-        let files = &self.manifest.files;
         results
             .iter()
-            .filter_map(|r| {
-                let i = files.binary_search_by(|f| f.path.as_str().cmp(&r.path)).ok()?;
-                Some((r.path.clone(), FileId(i as u32)))
-            })
+            .filter_map(|r| Some((r.path.clone(), self.manifest.file_id(&r.path)?)))
             .collect()
     }
 

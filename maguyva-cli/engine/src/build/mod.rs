@@ -137,9 +137,8 @@ pub(crate) fn languages_of<'a>(
     paths: impl Iterator<Item = &'a str>,
 ) -> Vec<Language> {
     let recorded = |path: &str| {
-        let files = &manifest?.files;
-        let i = files.binary_search_by(|f| f.path.as_str().cmp(path)).ok()?;
-        files.get(i)?.language
+        let manifest = manifest?;
+        manifest.files.get(manifest.file_id(path)?.index())?.language
     };
     let named = |path: &str| Language::detect(path.rsplit('/').next().unwrap_or(path), "");
     let mut languages: Vec<Language> =

@@ -169,9 +169,8 @@ impl Previous {
     /// The previous generation's file at `path`, with its number. A
     /// manifest lists its files in path order, as the walk gives them.
     fn entry(&self, path: &str) -> Option<(u32, &FileEntry)> {
-        let files = &self.manifest.files;
-        let i = files.binary_search_by(|f| f.path.as_str().cmp(path)).ok()?;
-        Some((i as u32, files.get(i)?))
+        let id = self.manifest.file_id(path)?;
+        Some((id.0, self.manifest.files.get(id.index())?))
     }
 
     /// The previous text index, to patch.
