@@ -17,15 +17,23 @@ pub const LANGUAGES: [(&str, &str, &str, &str); 7] = [
     ("ruby", "lib/shop/cart.rb", "lib/shop/pricing.rb", "lib/shop/inventory.rb"),
 ];
 
-/// A temporary folder, removed when dropped.
+/// A temporary repository, removed when dropped. It is a folder inside a
+/// temporary folder of its own, so that a test's files beside it
+/// (`repo.write("../report.md", ...)`) are its own too: tests run in
+/// parallel.
 pub struct Repo {
-    dir: tempfile::TempDir,
+    /// Held for its removal on drop.
+    _dir: tempfile::TempDir,
+    root: PathBuf,
 }
 
 impl Repo {
     /// An empty repository.
     pub fn empty() -> Repo {
-        Repo { dir: tempfile::tempdir().expect("temp dir") }
+        let dir = tempfile::tempdir().expect("temp dir");
+        let root = dir.path().join("repo");
+        std::fs::create_dir(&root).expect("mkdir");
+        Repo { _dir: dir, root }
     }
 
     /// A copy of `tests/fixtures/<name>`, so indexes never land in the source tree.
@@ -37,7 +45,7 @@ impl Repo {
     }
 
     pub fn path(&self) -> &Path {
-        self.dir.path()
+        &self.root
     }
 
     pub fn write(&self, rel: &str, bytes: impl AsRef<[u8]>) -> PathBuf {
