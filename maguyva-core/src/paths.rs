@@ -128,13 +128,16 @@ pub fn is_data_path(path: &str) -> bool {
 }
 
 /// Whether a file holds no code: documentation, data and settings (and
-/// Xcode projects), or one of the notes a project keeps without an
-/// extension (README, LICENSE, CHANGELOG, ...).
+/// Xcode projects), manual pages, or one of the notes a project keeps
+/// without an extension (README, LICENSE, CHANGELOG, ...).
 pub fn holds_no_code(path: &str) -> bool {
     let name = path.rsplit('/').next().unwrap_or(path);
     match name.rsplit_once('.') {
         Some((_, ext)) => {
-            ext.eq_ignore_ascii_case("pbxproj") || is_doc_path(name) || is_data_path(name)
+            ext.eq_ignore_ascii_case("pbxproj")
+                || is_manual_page(ext)
+                || is_doc_path(name)
+                || is_data_path(name)
         }
         None => matches!(
             name.to_ascii_uppercase().as_str(),
@@ -150,6 +153,16 @@ pub fn holds_no_code(path: &str) -> bool {
                 | "HISTORY"
                 | "NOTICE"
         ),
+    }
+}
+
+/// Whether an extension is a manual page's: its section (`git.1`,
+/// `printf.3p`) or roff's own.
+fn is_manual_page(ext: &str) -> bool {
+    let mut chars = ext.chars();
+    match (chars.next(), chars.next(), chars.next()) {
+        (Some('1'..='9'), None | Some('a'..='z'), None) => true,
+        _ => ext.eq_ignore_ascii_case("man") || ext.eq_ignore_ascii_case("roff"),
     }
 }
 
@@ -193,10 +206,17 @@ mod tests {
         {
             assert!(holds_no_code(path), "{path}");
         }
-        for path in ["LICENSE", "sub/CHANGELOG", "README"] {
+        for path in ["LICENSE", "sub/CHANGELOG", "README", "man/git.1", "doc/printf.3p", "x.roff"] {
             assert!(holds_no_code(path), "{path}");
         }
-        for path in ["src/readme.rs", "Makefile", "bin/git-summary", "Quick/QuickSpec.m"] {
+        for path in [
+            "src/readme.rs",
+            "Makefile",
+            "bin/git-summary",
+            "Quick/QuickSpec.m",
+            "lib/v1.12",
+            "a.10",
+        ] {
             assert!(!holds_no_code(path), "{path}");
         }
     }
