@@ -123,6 +123,7 @@ impl ReportAnalysis {
                 note_identifiers(&mut idents, trimmed, true);
             } else {
                 let (prose, spans) = split_inline_code(line);
+                let prose = without_links(&prose);
                 for span in &spans {
                     push_line(&mut report.code, span);
                     note_identifiers(&mut idents, span, true);
@@ -251,6 +252,30 @@ fn without_comments(text: &str) -> String {
                 break;
             }
         }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Prose without its web addresses: a link's host, owner and query words
+/// (`https`, `github`, `issues`, `width`) are not what the report is
+/// about. A link to a file of the repository is read as a path before
+/// (`blob_path`).
+fn without_links(prose: &str) -> String {
+    let mut out = String::with_capacity(prose.len());
+    let mut rest = prose;
+    let next_link = |text: &str| match (text.find("http://"), text.find("https://")) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    };
+    while let Some(a) = next_link(rest) {
+        out.push_str(&rest[..a]);
+        out.push(' ');
+        let tail = &rest[a..];
+        let end = tail
+            .find(|c: char| c.is_whitespace() || matches!(c, ')' | '>' | ']' | '"' | '\'' | '<'))
+            .unwrap_or(tail.len());
+        rest = &tail[end..];
     }
     out.push_str(rest);
     out
@@ -545,6 +570,22 @@ mod tests {
         assert_eq!(files, ["src/runtime/task.rs", "lib/view/render.js", "Client.java"]);
         assert_eq!(r.frames[2].function.as_deref(), Some("send"));
         assert!(r.paths.contains(&"src/app/routes.go".to_string()), "{:?}", r.paths);
+    }
+
+    #[test]
+    fn web_addresses_are_not_prose() {
+        let r = ReportAnalysis::read(
+            "Crash on save\nSee [the docs](https://example.org/docs/saving?x=1) and \
+             <img src=\"https://img.example/a.png\"> http://h/q, then retry.",
+        );
+        assert!(!r.prose.contains("example"), "{}", r.prose);
+        assert!(!r.prose.contains("png"), "{}", r.prose);
+        assert!(r.prose.contains("the docs"), "{}", r.prose);
+        assert!(r.prose.contains("then retry"), "{}", r.prose);
+        let blob =
+            ReportAnalysis::read("Wrong\nhttps://h/o/r/blob/main/src/app/routes.go#L10 fails");
+        assert_eq!(blob.paths, ["src/app/routes.go"]);
+        assert!(!blob.prose.contains("routes"));
     }
 
     #[test]
