@@ -29,7 +29,7 @@ words list alone (plain BM25 of the report) beside them, and the weights fitted 
 import argparse, hashlib, json, os, re, shlex, subprocess, sys, tempfile, time
 
 NAMES = ["words", "title", "code", "literals", "meaning", "title_meaning", "symbols", "definitions", "files",
-         "neighbours", "history"]
+         "neighbours", "history", "paths"]
 TEST_DIRS = {"test", "tests", "__tests__", "spec", "specs", "testing", "testdata", "test_data", "fixtures", "example",
              "examples", "bench", "benches", "benchmark", "benchmarks", "e2e", "sample", "samples", "snippets", "demo",
              "demos", "doc", "docs"}
@@ -207,7 +207,8 @@ def holds_no_code(path):
     name = path.rsplit("/", 1)[-1]
     if "." not in name:
         return name.upper() in NOTES
-    return name.rsplit(".", 1)[1].lower() in DOC_EXTENSIONS
+    ext = name.rsplit(".", 1)[1].lower()
+    return ext in DOC_EXTENSIONS or bool(re.fullmatch(r"[1-9][a-z]?|man|roff", ext))
 
 
 def fit(a):

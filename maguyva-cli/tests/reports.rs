@@ -205,3 +205,30 @@ fn a_report_ranks_code_above_the_notes_that_repeat_its_words() {
     let notes = |p: &str| paths.iter().position(|x| x == p).unwrap_or(usize::MAX);
     assert!(notes("README.md") > 1 && notes("CHANGELOG") > 1, "{paths:?}");
 }
+
+#[test]
+fn a_report_lists_the_files_whose_paths_hold_its_words() {
+    let repo = Repo::fixture("python");
+    let report = "The audit trail misses some changes\n\n\
+                  After a clerk changes a discount in the back office, the nightly audit \
+                  shows nothing for it, so nobody can tell later who changed what and when; \
+                  see https://example.org/shop/pricing/issues/12 for the screen.\n";
+    let file = repo.write("../report.md", report);
+    let args = ["search", "--query-file", file.to_str().expect("UTF-8"), "--json", "--explain"];
+    let answer = json(&repo.run(&args));
+    let lists = &answer["report"]["lists"];
+    assert_eq!(lists["paths"][0], "shop/audit.py", "{lists}");
+    // The link's words are no evidence: pricing is named only there.
+    assert!(
+        !lists["paths"].as_array().expect("a list").iter().any(|p| p == "shop/pricing.py"),
+        "{lists}"
+    );
+    let audit = answer["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .find(|r| r["path"] == "shop/audit.py")
+        .expect("the audit module is an answer");
+    let ties = audit["ties"].as_array().expect("ties");
+    assert!(ties.iter().any(|t| t["kind"] == "path_words"), "{ties:?}");
+}

@@ -55,6 +55,8 @@ pub struct ReportWeights {
     /// the report (the history modality; empty where the indexed folder
     /// is no git work tree).
     pub history: f32,
+    /// Files whose paths hold the report's words (the paths modality).
+    pub paths: f32,
     /// Files defining the names the report gives.
     pub definitions: f32,
     /// Files the report names: paths, modules, traceback frames.
@@ -88,14 +90,15 @@ impl Default for ReportWeights {
             code: 1.0,
             literals: 1.0,
             meaning: 0.3,
-            title_meaning: 1.0,
-            symbols: 0.5,
-            history: 1.0,
-            definitions: 1.4,
-            files: 2.0,
-            neighbours: 0.5,
-            k: 10.0,
-            test_factor: 0.5,
+            title_meaning: 0.7,
+            symbols: 0.0,
+            history: 0.7,
+            paths: 0.5,
+            definitions: 1.0,
+            files: 1.4,
+            neighbours: 0.3,
+            k: 3.0,
+            test_factor: 0.3,
             doc_factor: 0.1,
             keyword: KeywordParams {
                 file_evidence: 0.1,
@@ -119,6 +122,7 @@ impl ReportWeights {
             Evidence::TitleMeaning => self.title_meaning,
             Evidence::Symbols => self.symbols,
             Evidence::History => self.history,
+            Evidence::Paths => self.paths,
             Evidence::Definitions => self.definitions,
             Evidence::Files => self.files,
             Evidence::Neighbours => self.neighbours,
@@ -137,13 +141,14 @@ enum Evidence {
     TitleMeaning,
     Symbols,
     History,
+    Paths,
     Definitions,
     Files,
     Neighbours,
 }
 
 impl Evidence {
-    const ALL: [Evidence; 11] = [
+    const ALL: [Evidence; 12] = [
         Evidence::Words,
         Evidence::Title,
         Evidence::Code,
@@ -152,6 +157,7 @@ impl Evidence {
         Evidence::TitleMeaning,
         Evidence::Symbols,
         Evidence::History,
+        Evidence::Paths,
         Evidence::Definitions,
         Evidence::Files,
         Evidence::Neighbours,
@@ -168,6 +174,7 @@ impl Evidence {
             Evidence::TitleMeaning => "title_meaning",
             Evidence::Symbols => "symbols",
             Evidence::History => "history",
+            Evidence::Paths => "paths",
             Evidence::Definitions => "definitions",
             Evidence::Files => "files",
             Evidence::Neighbours => "neighbours",
@@ -235,6 +242,8 @@ pub enum TieKind {
     Meaning,
     /// Past commits like the report modified it.
     History,
+    /// Its path holds the report's words.
+    PathWords,
 }
 
 impl TieKind {
@@ -253,6 +262,7 @@ impl TieKind {
             TieKind::Words => "its words",
             TieKind::Meaning => "its meaning",
             TieKind::History => "past commits like it",
+            TieKind::PathWords => "its path's words",
         }
     }
 }
@@ -411,6 +421,19 @@ impl Index {
                     TieKind::History,
                 )?;
                 // A commit modified the whole file: no line of it is the tie.
+                for (_, tie) in &mut files {
+                    tie.line = None;
+                }
+                files
+            }
+            Evidence::Paths => {
+                let mut files = self.ranked_by(
+                    maguyva_paths::PATHS,
+                    &report.words(),
+                    ranking,
+                    TieKind::PathWords,
+                )?;
+                // The path, not a line, ties the file.
                 for (_, tie) in &mut files {
                     tie.line = None;
                 }
