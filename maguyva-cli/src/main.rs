@@ -768,7 +768,7 @@ fn evaluate(args: EvalArgs) -> Result<ExitCode> {
     }
     let ranking = RankingConfig::named(&args.ranking)?;
     let variants = if args.ablate {
-        eval::Variant::ablations(args.preset)
+        eval::Variant::ablations(args.preset, &ranking.profiles)
     } else {
         vec![eval::Variant::preset(
             args.preset,

@@ -76,6 +76,8 @@ fn ablations_and_tuning_include_a_registered_modality() {
     let rows: Vec<&str> =
         report["ablation"].as_array().unwrap().iter().filter_map(|r| r["name"].as_str()).collect();
     assert!(rows.contains(&"paths alone") && rows.contains(&"default - paths"), "{rows:?}");
+    // History weighs 0 for every question: removing it would only force another route.
+    assert!(rows.contains(&"history alone") && !rows.contains(&"default - history"), "{rows:?}");
     let out = bench.path("learned.json");
     let run = bench.eval(&["--tune", "--folds", "2", "--out", &out, "--json"]);
     assert_eq!(run.code, 0, "{}", run.stderr);

@@ -3,6 +3,7 @@
 
 use crate::classify::Classification;
 use crate::weights::{ModalityWeights, seed_row};
+use maguyva_core::Modality;
 use serde::{Deserialize, Serialize};
 
 /// What kind of question a query asks.
@@ -115,6 +116,22 @@ impl Default for WeightProfile {
 }
 
 impl WeightProfile {
+    /// Whether any intent gives modality `m` a weight: one that none does
+    /// never runs for a question.
+    pub fn weighs(&self, m: Modality) -> bool {
+        [
+            self.find_definition,
+            self.find_references,
+            self.understand_code,
+            self.find_similar,
+            self.impact_analysis,
+            self.exact_match,
+            self.find_definition_in_question,
+        ]
+        .iter()
+        .any(|w| w.get(m) > 0.0)
+    }
+
     /// The weights for a classified query: its intent's, except for a
     /// find_definition question that names an identifier inside other words.
     pub fn weights_for(&self, intent: Intent, c: &Classification) -> ModalityWeights {
@@ -141,7 +158,16 @@ impl WeightProfile {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use maguyva_core::Modality;
+
+    #[test]
+    fn a_profile_weighs_the_modalities_some_intent_runs() {
+        let mut profiles = WeightProfile::default();
+        assert!(profiles.weighs(Modality::TEXT));
+        let plugin = Modality::named("history");
+        assert!(!profiles.weighs(plugin));
+        profiles.find_similar.set(plugin, 0.2);
+        assert!(profiles.weighs(plugin));
+    }
 
     #[test]
     fn spec_weight_table() {

@@ -16,7 +16,7 @@ use crate::engine::{
 };
 use anyhow::{Context, Result, bail};
 use maguyva_core::{IndexDir, Modality, NoProgress};
-use maguyva_fusion::Preset;
+use maguyva_fusion::{Preset, WeightProfile};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -99,7 +99,7 @@ impl Variant {
     /// in it is the centrality boost), each modality alone, and the quick preset.
     /// `first` is the preset reported in full; it heads the table and is
     /// not repeated.
-    pub fn ablations(first: Preset) -> Vec<Variant> {
+    pub fn ablations(first: Preset, profiles: &WeightProfile) -> Vec<Variant> {
         let default_set = Preset::Default.modalities();
         let mut out = vec![Variant::preset(first, None)];
         out.extend(
@@ -110,9 +110,10 @@ impl Variant {
         );
         let registered = crate::engine::modalities();
         for &m in &registered {
-            // A modality the default does not run (the history modality,
-            // which serves reports) has nothing to remove.
-            if m != Modality::GRAPH && !default_set.contains(&m) {
+            // A modality the default does not run for a question (the
+            // history modality, which serves reports) has nothing to remove:
+            // forcing the rest would only change the route.
+            if m != Modality::GRAPH && (!default_set.contains(&m) || !profiles.weighs(m)) {
                 continue;
             }
             let mut v = if m == Modality::GRAPH {
