@@ -183,21 +183,16 @@ impl Retriever for PathsRetriever<'_> {
 
     /// Each file scores the sum, over the query's words its path has, of
     /// the word's inverse document frequency times where it is (its name
-    /// or its folders); best first, ties in path order. A word in more
-    /// than half the paths counts for nothing.
+    /// or its folders); best first, ties in path order.
     fn search(&self, query: &Query, limit: usize) -> Result<Vec<Hit>> {
         let r = self.reader;
-        let files = r.words.files.len() as f32;
         let mut wanted: BTreeMap<u32, ()> = BTreeMap::new();
         Analyzer::default().for_each_term(query.text(), |t| {
             if let Ok(i) = r.words.terms.binary_search_by(|x| x.as_str().cmp(t)) {
-                // A word in most paths (`py`, `src`) tells no file from another.
-                let df = r.document_frequency.get(i).copied().unwrap_or(0) as f32;
-                if df * 2.0 <= files {
-                    wanted.insert(i as u32, ());
-                }
+                wanted.insert(i as u32, ());
             }
         });
+        let files = r.words.files.len() as f32;
         let mut scored: Vec<(f32, usize)> = (r.words.files.iter().enumerate())
             .filter_map(|(f, words)| {
                 let score: f32 = words
