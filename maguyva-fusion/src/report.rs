@@ -167,6 +167,24 @@ impl ReportAnalysis {
         format!("{}\n{}", self.prose, self.code)
     }
 
+    /// The words a file's path is matched with: [`words`](Self::words)
+    /// without the extensions of the file names it writes (`inventory.py`
+    /// gives `inventory`), since an extension is in most paths and tells
+    /// no file from another.
+    pub fn path_words(&self) -> String {
+        let mut out = String::new();
+        for word in self.words().split_whitespace() {
+            let bare = word.trim_matches(|c: char| !(c.is_alphanumeric() || c == '_'));
+            let kept = match bare.rsplit_once('.') {
+                Some((stem, _)) if has_code_extension(bare) => stem,
+                _ => word,
+            };
+            out.push_str(kept);
+            out.push(' ');
+        }
+        out
+    }
+
     /// The frames of one line: Python's `File "x.py", line 3, in f`, and
     /// `path.ext:line` forms (JavaScript, Rust, Go, Java's `(X.java:12)`).
     fn read_frames(&mut self, line: &str) {
@@ -570,6 +588,17 @@ mod tests {
         assert_eq!(files, ["src/runtime/task.rs", "lib/view/render.js", "Client.java"]);
         assert_eq!(r.frames[2].function.as_deref(), Some("send"));
         assert!(r.paths.contains(&"src/app/routes.go".to_string()), "{:?}", r.paths);
+    }
+
+    #[test]
+    fn path_words_leave_out_file_extensions() {
+        let r = ReportAnalysis::read(
+            "Restock fails in inventory.py\nThe clerk sees `shop/cart.py`, then app.run() stops.",
+        );
+        let words = r.path_words();
+        assert!(words.contains("inventory ") && words.contains("shop/cart "), "{words}");
+        assert!(!words.contains(".py"), "{words}");
+        assert!(words.contains("app.run()"), "{words}");
     }
 
     #[test]

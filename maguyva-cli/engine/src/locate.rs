@@ -429,7 +429,7 @@ impl Index {
             Evidence::Paths => {
                 let mut files = self.ranked_by(
                     maguyva_paths::PATHS,
-                    &report.words(),
+                    &report.path_words(),
                     ranking,
                     TieKind::PathWords,
                 )?;
