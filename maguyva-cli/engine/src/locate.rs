@@ -247,6 +247,12 @@ pub enum TieKind {
 }
 
 impl TieKind {
+    /// Whether the evidence is at a line: a past commit modified the whole
+    /// file, and a path names the whole file.
+    fn names_a_line(self) -> bool {
+        !matches!(self, TieKind::History | TieKind::PathWords)
+    }
+
     /// How a result's text says it.
     fn phrase(self) -> &'static str {
         match self {
@@ -413,32 +419,18 @@ impl Index {
             Evidence::Symbols => {
                 self.ranked_by(Modality::STRUCTURAL, &report.title, ranking, TieKind::Symbol)?
             }
-            Evidence::History => {
-                let mut files = self.ranked_by(
-                    maguyva_history::HISTORY,
-                    &report.words(),
-                    ranking,
-                    TieKind::History,
-                )?;
-                // A commit modified the whole file: no line of it is the tie.
-                for (_, tie) in &mut files {
-                    tie.line = None;
-                }
-                files
-            }
-            Evidence::Paths => {
-                let mut files = self.ranked_by(
-                    maguyva_paths::PATHS,
-                    &report.path_words(),
-                    ranking,
-                    TieKind::PathWords,
-                )?;
-                // The path, not a line, ties the file.
-                for (_, tie) in &mut files {
-                    tie.line = None;
-                }
-                files
-            }
+            Evidence::History => self.ranked_by(
+                maguyva_history::HISTORY,
+                &report.words(),
+                ranking,
+                TieKind::History,
+            )?,
+            Evidence::Paths => self.ranked_by(
+                maguyva_paths::PATHS,
+                &report.path_words(),
+                ranking,
+                TieKind::PathWords,
+            )?,
             Evidence::Literals => self.literals_list(report)?,
             Evidence::Definitions => self.definitions_list(report)?,
             Evidence::Files => self.named_files_list(report),
@@ -467,7 +459,10 @@ impl Index {
             .iter()
             .filter(|h| seen.insert(h.file))
             .take(LIST_DEPTH)
-            .map(|h| (h.file, Tie { kind, detail: String::new(), line: Some(h.lines.start()) }))
+            .map(|h| {
+                let line = kind.names_a_line().then(|| h.lines.start());
+                (h.file, Tie { kind, detail: String::new(), line })
+            })
             .collect())
     }
 
