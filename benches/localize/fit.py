@@ -16,7 +16,9 @@ MIRRORS/OWNER+NAME/repo) into TREES/<instance_id> and indexes it.
 evaluate: runs a tool once per pair on its tree and prints Acc@1/3/5/10 and MRR (the localization benchmark's
 definitions: Acc@k = all edited files among the first k distinct files; MRR over the first 20), overall and per
 language. {query} is the text shell-quoted, {qfile} a file holding it.
-lists: asks `maguyva search --report --explain --json` for each pair and keeps every evidence list.
+lists: asks `maguyva search --report --explain --json` for each pair and keeps every evidence list and its scores
+(files of equal score share the mean of their ranks, as the engine fuses them; `fit --ties order` takes the lists'
+order instead).
 walk: what prepare and lists do, over git work trees with their history (for the history list): one clone of each
 repository (`git clone --shared` of the mirror, CLONES/OWNER+NAME), checked out at each pair's base commit in
 commit order and refreshed (`maguyva index`), so that each refresh reads only the files that changed; the history
@@ -29,7 +31,7 @@ words list alone (plain BM25 of the report) beside them, and the weights fitted 
 import argparse, hashlib, json, os, re, shlex, subprocess, sys, tempfile, time
 
 NAMES = ["words", "title", "code", "literals", "meaning", "title_meaning", "symbols", "definitions", "files",
-         "neighbours", "history", "paths"]
+         "neighbours", "history", "paths", "mentions"]
 TEST_DIRS = {"test", "tests", "__tests__", "spec", "specs", "testing", "testdata", "test_data", "fixtures", "example",
              "examples", "bench", "benches", "benchmark", "benchmarks", "e2e", "sample", "samples", "snippets", "demo",
              "demos", "doc", "docs"}
@@ -150,7 +152,8 @@ def lists_of(a, r, root):
         print("no answer for", r["instance_id"], p.stderr[-200:], file=sys.stderr)
         return None
     return {"id": r["instance_id"], "repo": r["repo"], "language": r.get("language", "python"),
-            "gold": r["edited_files"], "lists": (d.get("report") or {}).get("lists", {})}
+            "gold": r["edited_files"], "lists": (d.get("report") or {}).get("lists", {}),
+            "scores": (d.get("report") or {}).get("scores", {})}
 
 
 def walk(a):
@@ -211,6 +214,20 @@ def holds_no_code(path):
     return ext in DOC_EXTENSIONS or bool(re.fullmatch(r"[1-9][a-z]?|man|roff", ext))
 
 
+def tied_ranks(files, scores, ties):
+    """Each file's rank in a list: as the engine fuses them (`maguyva_fusion::fuse_evidence`), files of equal
+    score share the mean of their positions ("mean"); "order" takes the positions as they are (for lists walked
+    without their scores)."""
+    if ties == "order" or not scores or len(scores) != len(files):
+        return list(range(len(files)))
+    out, start = [], 0
+    for i in range(len(files) + 1):
+        if i == len(files) or scores[i] != scores[start]:
+            out += [(start + i - 1) / 2] * (i - start)
+            start = i
+    return out
+
+
 def fit(a):
     import numpy as np
 
@@ -228,7 +245,8 @@ def fit(a):
             idx = {p: i for i, p in enumerate(cands)}
             ranks = np.full((len(cands), len(NAMES)), np.inf)
             for j, n in enumerate(NAMES):
-                for rank, p in enumerate(r["lists"].get(n, [])):
+                files = r["lists"].get(n, [])
+                for rank, p in zip(tied_ranks(files, r.get("scores", {}).get(n), a.ties), files):
                     ranks[idx[p], j] = min(ranks[idx[p], j], rank)
             fold = folds.get(r["repo"], int(hashlib.sha1(r["repo"].encode()).hexdigest(), 16) % 5)
             out.append(dict(ranks=ranks, test=np.array([is_test(p) for p in cands]),
@@ -365,6 +383,9 @@ def main():
     s.add_argument("--free", action="append", default=[],
                    help="fit only these (list names, k, test_factor; repeatable); the others keep --start's")
     s.add_argument("--folds", default=os.path.join(here, "folds.json"))
+    s.add_argument("--ties", choices=["mean", "order"], default="mean",
+                   help="the rank of files of equal score in a list: the mean of their positions, as the engine "
+                        "fuses them, or their order as listed")
     a = ap.parse_args()
     {"sample": sample, "prepare": prepare, "evaluate": evaluate, "lists": lists, "walk": walk, "fit": fit}[a.cmd](a)
 

@@ -449,18 +449,32 @@ fn dedup(items: &mut Vec<String>) {
     items.retain(|x| seen.insert(x.clone()));
 }
 
-/// Weighted Reciprocal Rank Fusion of ranked file lists: a file at
-/// zero-based position `rank` of a list of weight `w` gains
-/// `w / (k + rank + 1)`. Files best first; equal scores by file order.
-pub fn fuse_evidence(lists: &[(f32, Vec<FileId>)], k: f32) -> Vec<(FileId, f32)> {
+/// Weighted Reciprocal Rank Fusion of scored file lists, each best
+/// first: a file at zero-based position `rank` of a list of weight `w`
+/// gains `w / (k + rank + 1)`. Files of equal score in a list share the
+/// mean of their positions: the list does not tell them apart, and their
+/// order (file order) says nothing. A file listed twice counts once, at
+/// its first place. Files best first; equal scores by file order.
+pub fn fuse_evidence(lists: &[(f32, Vec<(FileId, f32)>)], k: f32) -> Vec<(FileId, f32)> {
     let mut scores: BTreeMap<FileId, f32> = BTreeMap::new();
     for (weight, files) in lists {
         if *weight <= 0.0 {
             continue;
         }
         let mut seen = std::collections::HashSet::new();
-        for (rank, file) in files.iter().filter(|f| seen.insert(**f)).enumerate() {
-            *scores.entry(*file).or_insert(0.0) += weight / (k + rank as f32 + 1.0);
+        let files: Vec<&(FileId, f32)> = files.iter().filter(|(f, _)| seen.insert(*f)).collect();
+        let mut start = 0;
+        while start < files.len() {
+            let score = files[start].1;
+            let end = files[start..]
+                .iter()
+                .position(|(_, s)| *s != score)
+                .map_or(files.len(), |n| start + n);
+            let rank = (start + end - 1) as f32 / 2.0;
+            for (file, _) in &files[start..end] {
+                *scores.entry(*file).or_insert(0.0) += weight / (k + rank + 1.0);
+            }
+            start = end;
         }
     }
     let mut fused: Vec<(FileId, f32)> = scores.into_iter().collect();
@@ -473,8 +487,15 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    fn lists() -> impl Strategy<Value = Vec<(f32, Vec<FileId>)>> {
-        let list = (0.0f32..2.0, proptest::collection::vec((0u32..30).prop_map(FileId), 0..20));
+    /// Lists of files with scores from a few values, so that ties occur,
+    /// best first.
+    fn lists() -> impl Strategy<Value = Vec<(f32, Vec<(FileId, f32)>)>> {
+        let file = ((0u32..30).prop_map(FileId), (0u8..4).prop_map(f32::from));
+        let list =
+            (0.0f32..2.0, proptest::collection::vec(file, 0..20)).prop_map(|(w, mut files)| {
+                files.sort_by(|a, b| b.1.total_cmp(&a.1));
+                (w, files)
+            });
         proptest::collection::vec(list, 0..5)
     }
 
@@ -514,17 +535,41 @@ mod tests {
             prop_assert_eq!(fused.iter().map(|f| f.0).collect::<Vec<_>>(), again.iter().map(|f| f.0).collect::<Vec<_>>());
             // A list of weight 0 removes its influence.
             let mut zeroed = lists.clone();
-            zeroed.push((0.0, (0..30).map(FileId).collect()));
+            zeroed.push((0.0, (0..30).map(|f| (FileId(f), 1.0)).collect()));
             prop_assert_eq!(&fuse_evidence(&zeroed, k), &fused);
             // Adding a list never lowers a file's score.
             let mut more = lists.clone();
-            more.push((1.0, vec![FileId(3)]));
+            more.push((1.0, vec![(FileId(3), 1.0)]));
             let more = fuse_evidence(&more, k);
             for (f, s) in &fused {
                 let after = more.iter().find(|x| x.0 == *f).map_or(0.0, |x| x.1);
                 prop_assert!(after >= *s);
             }
+            // Files of equal score in a list gain alike from it: reordering
+            // them changes nothing.
+            let mut shuffled = lists.clone();
+            for (_, files) in &mut shuffled {
+                files.sort_by(|a, b| b.1.total_cmp(&a.1).then(b.0.cmp(&a.0)));
+            }
+            let same = fuse_evidence(&shuffled, k);
+            for ((f, s), (g, t)) in fused.iter().zip(&same) {
+                prop_assert_eq!(f, g);
+                prop_assert!((s - t).abs() <= 1e-5 * s.abs().max(1.0));
+            }
         }
+    }
+
+    #[test]
+    fn files_of_equal_score_share_their_mean_rank() {
+        let list = vec![(FileId(7), 3.0), (FileId(1), 2.0), (FileId(2), 2.0), (FileId(0), 1.0)];
+        let fused = fuse_evidence(&[(1.0, list)], 1.0);
+        let score = |f: u32| fused.iter().find(|x| x.0 == FileId(f)).map(|x| x.1);
+        assert_eq!(score(7), Some(1.0 / 2.0));
+        // Positions 1 and 2 share 1.5.
+        assert_eq!(score(1), Some(1.0 / 3.5));
+        assert_eq!(score(2), Some(1.0 / 3.5));
+        assert_eq!(score(0), Some(1.0 / 5.0));
+        assert_eq!(fused.iter().map(|x| x.0.0).collect::<Vec<_>>(), vec![7, 1, 2, 0]);
     }
 
     #[test]

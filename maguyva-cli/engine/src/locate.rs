@@ -24,6 +24,13 @@ const SEMANTIC_CHARS: usize = 2000;
 /// A name defined in more files than this says nothing of where to look.
 const MAX_DEFINING_FILES: usize = 12;
 
+/// A name used in more files than this says nothing of where to look.
+const MAX_MENTIONING_FILES: usize = 30;
+
+/// The report's names looked up for the mentions list, in the order the
+/// report gives them: a bound on its cost for a long report.
+const MOST_MENTIONED_NAMES: usize = 40;
+
 /// Lines shown before and after the line that ties a file to a report.
 const CONTEXT_LINES: u32 = 3;
 
@@ -59,6 +66,8 @@ pub struct ReportWeights {
     pub paths: f32,
     /// Files defining the names the report gives.
     pub definitions: f32,
+    /// Files using the names the report gives (holding them anywhere).
+    pub mentions: f32,
     /// Files the report names: paths, modules, traceback frames.
     pub files: f32,
     /// The graph's neighbours of the definitions the report names: what
@@ -88,17 +97,18 @@ impl Default for ReportWeights {
             words: 1.0,
             title: 1.0,
             code: 1.0,
-            literals: 1.0,
+            literals: 0.7,
             meaning: 0.3,
-            title_meaning: 0.7,
+            title_meaning: 0.5,
             symbols: 0.0,
             history: 0.7,
-            paths: 0.5,
-            definitions: 1.0,
+            paths: 0.7,
+            definitions: 0.7,
+            mentions: 0.7,
             files: 1.4,
-            neighbours: 0.3,
-            k: 3.0,
-            test_factor: 0.3,
+            neighbours: 0.2,
+            k: 10.0,
+            test_factor: 0.5,
             doc_factor: 0.1,
             keyword: KeywordParams {
                 file_evidence: 0.1,
@@ -124,6 +134,7 @@ impl ReportWeights {
             Evidence::History => self.history,
             Evidence::Paths => self.paths,
             Evidence::Definitions => self.definitions,
+            Evidence::Mentions => self.mentions,
             Evidence::Files => self.files,
             Evidence::Neighbours => self.neighbours,
         }
@@ -143,12 +154,13 @@ enum Evidence {
     History,
     Paths,
     Definitions,
+    Mentions,
     Files,
     Neighbours,
 }
 
 impl Evidence {
-    const ALL: [Evidence; 12] = [
+    const ALL: [Evidence; 13] = [
         Evidence::Words,
         Evidence::Title,
         Evidence::Code,
@@ -159,6 +171,7 @@ impl Evidence {
         Evidence::History,
         Evidence::Paths,
         Evidence::Definitions,
+        Evidence::Mentions,
         Evidence::Files,
         Evidence::Neighbours,
     ];
@@ -176,6 +189,7 @@ impl Evidence {
             Evidence::History => "history",
             Evidence::Paths => "paths",
             Evidence::Definitions => "definitions",
+            Evidence::Mentions => "mentions",
             Evidence::Files => "files",
             Evidence::Neighbours => "neighbours",
         }
@@ -210,6 +224,8 @@ pub struct ReportReport {
     pub weights: ReportWeights,
     /// Each evidence list's files, best first.
     pub lists: BTreeMap<&'static str, Vec<String>>,
+    /// Each evidence list's scores.
+    pub scores: BTreeMap<&'static str, Vec<f32>>,
 }
 
 /// What kind of evidence ties a file to a report, from the most specific
@@ -228,6 +244,8 @@ pub enum TieKind {
     Message,
     /// It defines a name the report gives.
     Definition,
+    /// It uses a name the report gives.
+    Mention,
     /// It calls, or is called by, a definition the report names.
     Neighbour,
     /// It defines something like the report's title.
@@ -261,6 +279,7 @@ impl TieKind {
             TieKind::Module => "module",
             TieKind::Message => "the message",
             TieKind::Definition => "definition of",
+            TieKind::Mention => "uses",
             TieKind::Neighbour => "calls or is called by",
             TieKind::Symbol => "a definition like the title",
             TieKind::Code => "its code's words",
@@ -303,8 +322,11 @@ impl std::fmt::Display for Tie {
 /// One evidence list: files, best first, each with why.
 struct EvidenceList {
     list: Evidence,
-    files: Vec<(FileId, Tie)>,
+    files: Vec<Listed>,
 }
+
+/// A file of an evidence list, why it is there, and its score in the list.
+type Listed = (FileId, Tie, f32);
 
 impl Index {
     /// Answers a report: the files to change, best first, each shown
@@ -330,9 +352,9 @@ impl Index {
             .map(|&e| self.evidence(e, report, &ranking))
             .collect::<Result<_>>()?;
         timings_ms.insert("report_evidence".to_string(), crate::millis(t.elapsed()));
-        let weighted: Vec<(f32, Vec<FileId>)> = lists
+        let weighted: Vec<(f32, Vec<(FileId, f32)>)> = lists
             .iter()
-            .map(|l| (weights.of(l.list), l.files.iter().map(|(f, _)| *f).collect()))
+            .map(|l| (weights.of(l.list), l.files.iter().map(|(f, _, s)| (*f, *s)).collect()))
             .collect();
         let mut fused = fuse_evidence(&weighted, weights.k);
         for (file, score) in &mut fused {
@@ -349,7 +371,7 @@ impl Index {
         for &(file, score) in fused.iter().take(request.limit) {
             let mut ties: Vec<&Tie> = lists
                 .iter()
-                .filter_map(|l| l.files.iter().find(|(f, _)| *f == file).map(|(_, t)| t))
+                .filter_map(|l| l.files.iter().find(|(f, _, _)| *f == file).map(|(_, t, _)| t))
                 .collect();
             ties.sort_by_key(|t| t.kind);
             // The meaning of the title and of the prose tie alike.
@@ -358,7 +380,7 @@ impl Index {
             let ranks = lists
                 .iter()
                 .filter_map(|l| {
-                    let at = l.files.iter().position(|(f, _)| *f == file)?;
+                    let at = l.files.iter().position(|(f, _, _)| *f == file)?;
                     Some((l.list.modality()?, at as u32))
                 })
                 .collect();
@@ -380,11 +402,15 @@ impl Index {
                     let paths = l
                         .files
                         .iter()
-                        .filter_map(|(f, _)| self.manifest.files.get(f.index()))
+                        .filter_map(|(f, _, _)| self.manifest.files.get(f.index()))
                         .map(|e| e.path.clone())
                         .collect();
                     (l.list.name(), paths)
                 })
+                .collect(),
+            scores: lists
+                .iter()
+                .map(|l| (l.list.name(), l.files.iter().map(|(_, _, s)| *s).collect()))
                 .collect(),
         });
         Ok((results, vec![Modality::TEXT, Modality::SEMANTIC, Modality::STRUCTURAL], explain))
@@ -433,6 +459,7 @@ impl Index {
             )?,
             Evidence::Literals => self.literals_list(report)?,
             Evidence::Definitions => self.definitions_list(report)?,
+            Evidence::Mentions => self.mentions_list(report)?,
             Evidence::Files => self.named_files_list(report),
             Evidence::Neighbours => self.neighbours_list(report)?,
         };
@@ -447,7 +474,7 @@ impl Index {
         text: &str,
         ranking: &RankingConfig,
         kind: TieKind,
-    ) -> Result<Vec<(FileId, Tie)>> {
+    ) -> Result<Vec<Listed>> {
         if text.trim().is_empty() {
             return Ok(Vec::new());
         }
@@ -461,7 +488,7 @@ impl Index {
             .take(LIST_DEPTH)
             .map(|h| {
                 let line = kind.names_a_line().then(|| h.lines.start());
-                (h.file, Tie { kind, detail: String::new(), line })
+                (h.file, Tie { kind, detail: String::new(), line }, h.score)
             })
             .collect())
     }
@@ -490,7 +517,7 @@ impl Index {
 
     /// Files defining the names the report gives: a name defined in few
     /// files, written in code and repeated, is the strongest evidence.
-    fn definitions_list(&self, report: &ReportAnalysis) -> Result<Vec<(FileId, Tie)>> {
+    fn definitions_list(&self, report: &ReportAnalysis) -> Result<Vec<Listed>> {
         let table = self.symbols()?;
         let mut scores: HashMap<FileId, (f32, Tie)> = HashMap::new();
         for ident in &report.identifiers {
@@ -525,27 +552,11 @@ impl Index {
     /// Files holding the fixed parts of the report's error messages and
     /// quoted literals (the text between the values a message quotes),
     /// a part found in fewer files counting more.
-    fn literals_list(&self, report: &ReportAnalysis) -> Result<Vec<(FileId, Tie)>> {
-        let text = self.text()?;
+    fn literals_list(&self, report: &ReportAnalysis) -> Result<Vec<Listed>> {
         let mut scores: HashMap<FileId, (f32, Tie)> = HashMap::new();
         for piece in literal_pieces(report) {
-            let hits = text.literal(
-                &self.content,
-                &self.fragments,
-                &piece,
-                false,
-                MAX_DEFINING_FILES + 1,
-            )?;
-            let mut files: Vec<(FileId, u32)> = Vec::new();
-            for h in &hits {
-                if !files.iter().any(|(f, _)| *f == h.file) {
-                    files.push((h.file, h.lines.start()));
-                }
-            }
-            if files.is_empty() || files.len() > MAX_DEFINING_FILES {
-                continue;
-            }
-            let weight = 1.0 / files.len() as f32;
+            let files = self.files_holding(&piece, MAX_DEFINING_FILES)?;
+            let weight = 1.0 / files.len().max(1) as f32;
             for (file, line) in files {
                 let tie = Tie { kind: TieKind::Message, detail: piece.clone(), line: Some(line) };
                 scores.entry(file).or_insert((0.0, tie)).0 += weight;
@@ -554,9 +565,48 @@ impl Index {
         Ok(ranked(scores))
     }
 
+    /// Files using the names the report gives, each name weighted as in
+    /// [`Index::definitions_list`] by the files holding it: where a name
+    /// is used is where a change to it lands, and a fix often touches its
+    /// callers too.
+    fn mentions_list(&self, report: &ReportAnalysis) -> Result<Vec<Listed>> {
+        let mut scores: HashMap<FileId, (f32, Tie)> = HashMap::new();
+        for ident in report.identifiers.iter().take(MOST_MENTIONED_NAMES) {
+            let name = last_segment(&ident.name);
+            // Shorter names are parts of too many others.
+            if name.len() < 4 {
+                continue;
+            }
+            let files = self.files_holding(name, MAX_MENTIONING_FILES)?;
+            let weight = name_weight(ident, files.len());
+            for (file, line) in files {
+                let tie =
+                    Tie { kind: TieKind::Mention, detail: name.to_string(), line: Some(line) };
+                scores.entry(file).or_insert((0.0, tie)).0 += weight;
+            }
+        }
+        Ok(ranked(scores))
+    }
+
+    /// The files holding `text` (case-sensitive), each at its first line
+    /// holding it; none when more than `most` do.
+    fn files_holding(&self, text: &str, most: usize) -> Result<Vec<(FileId, u32)>> {
+        let hits = self.text()?.literal(&self.content, &self.fragments, text, false, most + 1)?;
+        let mut files: Vec<(FileId, u32)> = Vec::new();
+        for h in &hits {
+            if !files.iter().any(|(f, _)| *f == h.file) {
+                files.push((h.file, h.lines.start()));
+            }
+        }
+        if files.len() > most {
+            files.clear();
+        }
+        Ok(files)
+    }
+
     /// The graph's neighbours of the definitions the report names, each
     /// definition weighted as in [`Index::definitions_list`].
-    fn neighbours_list(&self, report: &ReportAnalysis) -> Result<Vec<(FileId, Tie)>> {
+    fn neighbours_list(&self, report: &ReportAnalysis) -> Result<Vec<Listed>> {
         let graph = self.graph()?.graph();
         let mut defs: Vec<(u32, f32)> = Vec::new();
         for ident in &report.identifiers {
@@ -584,7 +634,7 @@ impl Index {
 
     /// Files the report names: traceback frames (the last frames, nearest
     /// the failure, first), file paths, and module paths.
-    fn named_files_list(&self, report: &ReportAnalysis) -> Vec<(FileId, Tie)> {
+    fn named_files_list(&self, report: &ReportAnalysis) -> Vec<Listed> {
         // Most reports name no file: the index's paths are not looked up.
         if report.frames.is_empty() && report.paths.is_empty() && report.modules.is_empty() {
             return Vec::new();
@@ -668,10 +718,10 @@ fn name_weight(ident: &maguyva_fusion::ReportIdentifier, defining_files: usize) 
 }
 
 /// Files by score, best first (ties by file order).
-fn ranked(scores: HashMap<FileId, (f32, Tie)>) -> Vec<(FileId, Tie)> {
+fn ranked(scores: HashMap<FileId, (f32, Tie)>) -> Vec<Listed> {
     let mut v: Vec<(FileId, (f32, Tie))> = scores.into_iter().collect();
     v.sort_by(|a, b| b.1.0.total_cmp(&a.1.0).then(a.0.cmp(&b.0)));
-    v.into_iter().take(LIST_DEPTH).map(|(f, (_, t))| (f, t)).collect()
+    v.into_iter().take(LIST_DEPTH).map(|(f, (s, t))| (f, t, s)).collect()
 }
 
 /// The index's paths, looked up by a path or module as a report writes it.
