@@ -588,8 +588,8 @@ impl Index {
         Ok(ranked(scores))
     }
 
-    /// The files holding `text` (case-sensitive), each at its first line
-    /// holding it; none when more than `most` do.
+    /// The files holding `text` (case-sensitive), each at the line of its
+    /// best match; none when more than `most` do.
     fn files_holding(&self, text: &str, most: usize) -> Result<Vec<(FileId, u32)>> {
         let hits = self.text()?.literal(&self.content, &self.fragments, text, false, most + 1)?;
         let mut files: Vec<(FileId, u32)> = Vec::new();
