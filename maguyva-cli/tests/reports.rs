@@ -47,6 +47,17 @@ fn json(run: &Run) -> serde_json::Value {
     serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {}", run.stdout))
 }
 
+/// The ties of the result for `path`, which must be an answer.
+fn ties_of<'a>(answer: &'a serde_json::Value, path: &str) -> &'a Vec<serde_json::Value> {
+    let result = answer["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .find(|r| r["path"] == path)
+        .unwrap_or_else(|| panic!("{path} is not an answer: {answer}"));
+    result["ties"].as_array().expect("ties")
+}
+
 #[test]
 fn a_report_from_a_file_finds_the_file_its_traceback_runs_through() {
     let repo = Repo::fixture("python");
@@ -117,7 +128,7 @@ fn reports_in_other_languages_find_the_failing_file() {
         let results = answer["results"].as_array().expect("results");
         let at = results.iter().position(|r| r["path"] == expected);
         assert!(at.is_some_and(|i| i < 2), "{language}: {answer}");
-        let ties = results[at.unwrap_or(0)]["ties"].as_array().expect("ties");
+        let ties = ties_of(&answer, expected);
         assert!(ties.iter().any(|t| t["kind"] == "frame"), "{language}: {ties:?}");
     }
 }
@@ -230,13 +241,7 @@ fn a_report_lists_the_files_whose_paths_hold_its_words() {
         !lists["paths"].as_array().expect("a list").iter().any(|p| p == "shop/pricing.py"),
         "{lists}"
     );
-    let audit = answer["results"]
-        .as_array()
-        .expect("results")
-        .iter()
-        .find(|r| r["path"] == "shop/audit.py")
-        .expect("the audit module is an answer");
-    let ties = audit["ties"].as_array().expect("ties");
+    let ties = ties_of(&answer, "shop/audit.py");
     assert!(ties.iter().any(|t| t["kind"] == "path_words"), "{ties:?}");
 }
 
@@ -272,13 +277,7 @@ fn a_report_lists_the_files_that_use_the_names_it_gives() {
     let scores = report["scores"]["mentions"].as_array().expect("scores");
     assert_eq!(scores.len(), 2);
     assert_eq!(scores[0], scores[1], "{report}");
-    let cart = answer["results"]
-        .as_array()
-        .expect("results")
-        .iter()
-        .find(|r| r["path"] == "shop/cart.py")
-        .expect("the caller is an answer");
-    let ties = cart["ties"].as_array().expect("ties");
+    let ties = ties_of(&answer, "shop/cart.py");
     assert!(
         ties.iter().any(|t| t["kind"] == "mention" && t["detail"] == "total_with_tax"),
         "{ties:?}"
