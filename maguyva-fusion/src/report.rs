@@ -282,10 +282,7 @@ fn without_comments(text: &str) -> String {
 fn without_links(prose: &str) -> String {
     let mut out = String::with_capacity(prose.len());
     let mut rest = prose;
-    let next_link = |text: &str| match (text.find("http://"), text.find("https://")) {
-        (Some(a), Some(b)) => Some(a.min(b)),
-        (a, b) => a.or(b),
-    };
+    let next_link = |text: &str| ["http://", "https://"].iter().filter_map(|p| text.find(p)).min();
     while let Some(a) = next_link(rest) {
         out.push_str(&rest[..a]);
         out.push(' ');
@@ -462,19 +459,15 @@ pub fn fuse_evidence(lists: &[(f32, Vec<(FileId, f32)>)], k: f32) -> Vec<(FileId
             continue;
         }
         let mut seen = std::collections::HashSet::new();
-        let files: Vec<&(FileId, f32)> = files.iter().filter(|(f, _)| seen.insert(*f)).collect();
+        let files: Vec<(FileId, f32)> =
+            files.iter().copied().filter(|(f, _)| seen.insert(*f)).collect();
         let mut start = 0;
-        while start < files.len() {
-            let score = files[start].1;
-            let end = files[start..]
-                .iter()
-                .position(|(_, s)| *s != score)
-                .map_or(files.len(), |n| start + n);
-            let rank = (start + end - 1) as f32 / 2.0;
-            for (file, _) in &files[start..end] {
+        for group in files.chunk_by(|a, b| a.1 == b.1) {
+            let rank = start as f32 + (group.len() - 1) as f32 / 2.0;
+            for (file, _) in group {
                 *scores.entry(*file).or_insert(0.0) += weight / (k + rank + 1.0);
             }
-            start = end;
+            start += group.len();
         }
     }
     let mut fused: Vec<(FileId, f32)> = scores.into_iter().collect();

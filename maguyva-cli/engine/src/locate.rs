@@ -369,21 +369,20 @@ impl Index {
         fused.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         let mut results = Vec::new();
         for &(file, score) in fused.iter().take(request.limit) {
-            let mut ties: Vec<&Tie> = lists
-                .iter()
-                .filter_map(|l| l.files.iter().find(|(f, _, _)| *f == file).map(|(_, t, _)| t))
-                .collect();
+            // One pass over each list gives the file's tie and its rank.
+            let mut ties: Vec<&Tie> = Vec::new();
+            let mut ranks = BTreeMap::new();
+            for l in &lists {
+                let Some(at) = l.files.iter().position(|(f, _, _)| *f == file) else { continue };
+                ties.push(&l.files[at].1);
+                if let Some(m) = l.list.modality() {
+                    ranks.insert(m, at as u32);
+                }
+            }
             ties.sort_by_key(|t| t.kind);
             // The meaning of the title and of the prose tie alike.
             ties.dedup_by(|a, b| a.kind == b.kind && a.detail == b.detail);
             let line = ties.iter().find_map(|t| t.line);
-            let ranks = lists
-                .iter()
-                .filter_map(|l| {
-                    let at = l.files.iter().position(|(f, _, _)| *f == file)?;
-                    Some((l.list.modality()?, at as u32))
-                })
-                .collect();
             if let Some(mut r) = self.report_result(file, line, score, ranks) {
                 r.ties = ties.into_iter().cloned().collect();
                 results.push(r);
